@@ -1,0 +1,120 @@
+// Command studio runs the Fashion Imagery Studio backend.
+//
+//	studio serve     run the HTTP API (and, later, the workers)
+//	studio migrate   apply the database migrations and exit
+//	studio version   print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"studio/internal/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "studio:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: studio <command> [flags]
+
+commands:
+  serve     run the HTTP API on the embedded defaults or the configured stores
+  migrate   apply the database migrations and exit
+  version   print the version
+
+Run "studio serve --help" for the settings.
+`
+
+// run is the whole program: main only supplies the process's context,
+// arguments, environment and output.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return errors.New("a command is required")
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "version":
+		fmt.Fprintln(stdout, "studio", app.Version)
+		return nil
+	case "serve":
+		return serve(ctx, args, getenv, stdout)
+	case "migrate":
+		return migrate(ctx, args, getenv, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stdout, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func newFlags(name string, stdout io.Writer, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "usage: studio %s [flags]\n\n%s\n\nSettings (environment variables, with defaults):\n", name, summary)
+		for _, s := range app.Settings {
+			fmt.Fprintf(stdout, "  %-20s %s\n  %-20s   default: %s\n", s.Name, s.Help, "", s.Default)
+		}
+		fmt.Fprintln(stdout, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func logger(stdout io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("serve", stdout, "Runs the HTTP API. With no settings it keeps everything under ./data:\nan SQLite file, local blobs, the local engine and a console mailer.")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := app.Load(getenv)
+	if err != nil {
+		return err
+	}
+	log := logger(stdout)
+	a, err := app.New(ctx, cfg, log, app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return a.Serve(ctx, nil)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("migrate", stdout, "Applies the embedded database migrations and exits.")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := app.Load(getenv)
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, cfg, logger(io.Discard), app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	fmt.Fprintf(stdout, "migrations applied (%s)\n", a.DB.Engine())
+	return nil
+}

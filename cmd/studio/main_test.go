@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"studio/internal/app"
+)
+
+func TestVersionAndHelp(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, os.Getenv, &out); err != nil || !strings.Contains(out.String(), app.Version) {
+		t.Errorf("version: %v %q", err, out.String())
+	}
+	out.Reset()
+	_ = run(context.Background(), []string{"serve", "--help"}, os.Getenv, &out)
+	for _, s := range app.Settings {
+		if !strings.Contains(out.String(), s.Name) || !strings.Contains(out.String(), s.Default) {
+			t.Errorf("serve --help lacks %s with its default %q", s.Name, s.Default)
+		}
+	}
+	if err := run(context.Background(), []string{"bogus"}, os.Getenv, &out); err == nil {
+		t.Error("an unknown command succeeded")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeAndDrain runs the real program on the embedded defaults: it
+// creates its data folder, answers /health, and on cancellation finishes
+// an in-flight request before it returns.
+func TestServeAndDrain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	addr := freeAddr(t)
+	env := map[string]string{"STUDIO_ADDR": addr, "STUDIO_DATA_DIR": dir, "STUDIO_PUBLIC_URL": "http://" + addr}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, &lockedWriter{w: &logs})
+	}()
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no /health within 20 s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "studio.db")); err != nil {
+		t.Errorf("data folder not created: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run returned %v after cancel", err)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	if _, err := http.Get("http://" + addr + "/health"); err == nil {
+		t.Error("still serving after shutdown")
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	env := map[string]string{"STUDIO_DATA_DIR": dir}
+	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if !strings.Contains(out.String(), "migrations applied") {
+		t.Errorf("migrate said %q", out.String())
+	}
+}

@@ -1,0 +1,157 @@
+// Package apikey mints, lists, revokes and resolves organization API keys
+// (SPEC §4.1, DECISIONS §3).
+package apikey
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/ts"
+)
+
+// Prefix starts every key.
+const Prefix = "fis_sk_"
+
+// Key is an API key as the wire shows it. Secret is set only on mint.
+type Key struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Role       auth.Role `json:"role" enum:"viewer,member"`
+	Prefix     string    `json:"prefix"`
+	LastUsedAt *ts.Time  `json:"lastUsedAt"`
+	RevokedAt  *ts.Time  `json:"revokedAt"`
+	CreatedAt  ts.Time   `json:"createdAt"`
+}
+
+// Minted is the mint response: the key plus its raw secret, shown once.
+type Minted struct {
+	Key
+	Secret string `json:"key"`
+}
+
+// MintRequest is the body of POST /api/keys.
+type MintRequest struct {
+	Name string    `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Role auth.Role `json:"role,omitempty" enum:"viewer,member" default:"member"`
+}
+
+// ErrBadRole refuses a role a key cannot hold.
+var ErrBadRole = errs.New(errs.KindInvalid, "BAD_ROLE", "A key's role is viewer or member.")
+
+// Validate checks the name and the role ceiling.
+func (r *MintRequest) Validate() error {
+	r.Name = strings.TrimSpace(r.Name)
+	if r.Name == "" || len(r.Name) > 100 {
+		return errs.Msg(errs.BadBody, "A name of 1 to 100 characters is required.")
+	}
+	if r.Role == "" {
+		r.Role = auth.Member
+	}
+	if r.Role != auth.Viewer && r.Role != auth.Member {
+		return errs.With(ErrBadRole, "legal", []auth.Role{auth.Viewer, auth.Member})
+	}
+	return nil
+}
+
+// Resolved is a key row read on a request.
+type Resolved struct {
+	ID, HouseID, UserID string
+	Role                auth.Role
+	LastUsedAt          *int64
+}
+
+// Store is what keys need from persistence.
+type Store interface {
+	InsertKey(ctx context.Context, house, user string, k Key, hash string) error
+	ListKeys(ctx context.Context, house string) ([]Key, error)
+	RevokeKey(ctx context.Context, house, id string, at int64) (bool, error)
+	KeyByHash(ctx context.Context, hash string) (Resolved, error)
+	TouchKey(ctx context.Context, id string, at int64) error
+}
+
+// Service runs the key use cases.
+type Service struct {
+	store Store
+	now   func() time.Time
+}
+
+// NewService returns the key service.
+func NewService(store Store, now func() time.Time) *Service {
+	return &Service{store: store, now: now}
+}
+
+// Mint creates a key for the caller's house. Keys are minted only from a
+// session, and a viewer seat cannot mint.
+func (s *Service) Mint(ctx context.Context, p auth.Principal, in MintRequest) (Minted, error) {
+	if !p.CanMintKeys() {
+		return Minted{}, errs.Forbidden
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	secret := Prefix + base64.RawURLEncoding.EncodeToString(b[:])
+	k := Key{
+		ID: uuid.Must(uuid.NewV7()).String(), Name: in.Name, Role: in.Role,
+		Prefix: secret[:12], CreatedAt: ts.Of(s.now()),
+	}
+	if err := s.store.InsertKey(ctx, p.HouseID, p.UserID, k, hash(secret)); err != nil {
+		return Minted{}, err
+	}
+	return Minted{Key: k, Secret: secret}, nil
+}
+
+// List returns every key of the caller's house, revoked ones included.
+func (s *Service) List(ctx context.Context, p auth.Principal) ([]Key, error) {
+	return s.store.ListKeys(ctx, p.HouseID)
+}
+
+// Revoke revokes a key of the caller's house. Revoking twice is fine.
+func (s *Service) Revoke(ctx context.Context, p auth.Principal, id string) error {
+	if !p.CanMintKeys() {
+		return errs.Forbidden
+	}
+	ok, err := s.store.RevokeKey(ctx, p.HouseID, id, s.now().UnixMilli())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errs.NotFound
+	}
+	return nil
+}
+
+// Resolve reads the key row for a raw bearer secret on every call, so a
+// revocation takes effect on the very next request.
+func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, error) {
+	if !strings.HasPrefix(secret, Prefix) || len(secret) != len(Prefix)+43 {
+		return auth.Principal{}, errs.Unauthorized
+	}
+	r, err := s.store.KeyByHash(ctx, hash(secret))
+	if errors.Is(err, errs.NotFound) {
+		return auth.Principal{}, errs.Unauthorized
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	now := s.now().UnixMilli()
+	if r.LastUsedAt == nil || now-*r.LastUsedAt >= 60_000 {
+		if err := s.store.TouchKey(ctx, r.ID, now); err != nil {
+			return auth.Principal{}, err
+		}
+	}
+	return auth.Principal{UserID: r.UserID, HouseID: r.HouseID, Role: r.Role, Cred: auth.CredKey, KeyID: r.ID}, nil
+}
+
+func hash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,232 @@
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"studio/internal/account"
+	"studio/internal/app"
+	"studio/internal/httpapi"
+)
+
+// App is the real service on an httptest server.
+type App struct {
+	*app.App
+	URL    string
+	Engine Engine
+	client *http.Client
+	valid  *httpapi.ResponseValidator
+}
+
+// Cheap password hashing keeps sign-ups fast under -race; production uses OWASP.
+var testHash = account.HashParams{MemoryKiB: 64, Time: 1, Threads: 1}
+
+// New starts the service on engine e. Adjust, when given, edits the
+// configuration before the service is built.
+func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().(*net.TCPAddr).String()
+	cfg, err := app.Load(func(k string) string {
+		switch k {
+		case "STUDIO_PUBLIC_URL":
+			return base
+		case "STUDIO_DATA_DIR":
+			return e.DataDir
+		case "DATABASE_URL":
+			return e.DatabaseURL
+		case "STUDIO_ADMIN_EMAILS":
+			return "admin@studio.test"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range adjust {
+		f(&cfg)
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewJSONHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	a, err := app.New(context.Background(), cfg, log, app.Options{Hash: testHash})
+	if err != nil {
+		t.Fatalf("app on %s: %v", e.Name, err)
+	}
+	srv.Config.Handler = a.Server
+	srv.Start()
+	t.Cleanup(func() {
+		srv.Close()
+		a.Close()
+	})
+	doc, err := a.Server.OpenAPI()
+	if err != nil {
+		t.Fatalf("openapi: %v", err)
+	}
+	v, err := httpapi.NewResponseValidator(doc)
+	if err != nil {
+		t.Fatalf("openapi validator: %v", err)
+	}
+	return &App{App: a, URL: base, Engine: e, client: srv.Client(), valid: v}
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
+// Cred is how a request authenticates: a session cookie, an API key, or
+// nothing. Session requests carry the service's Origin unless NoOrigin.
+type Cred struct {
+	Cookie   string
+	Key      string
+	Origin   string // overrides the Origin sent with a session
+	NoOrigin bool
+}
+
+// Anonymous sends no credential.
+var Anonymous = Cred{}
+
+// Resp is a recorded answer.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Code   string // the error code of an error body
+}
+
+// JSON decodes the body into v.
+func (r Resp) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes the body as a JSON object.
+func (r Resp) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Do sends a request. body is nil, a string or []byte sent as is, or a
+// value encoded as JSON. Every answer is checked against the OpenAPI
+// document and recorded for the documented-codes check.
+func (a *App) Do(t testing.TB, method, path string, c Cred, body any) Resp {
+	t.Helper()
+	var rd io.Reader
+	ctype := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd, ctype = strings.NewReader(b), "application/json"
+	case []byte:
+		rd, ctype = bytes.NewReader(b), "application/json"
+	case Form:
+		rd, ctype = bytes.NewReader(b.Body), b.ContentType
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, ctype = bytes.NewReader(enc), "application/json"
+	}
+	req, err := http.NewRequest(method, a.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	a.authorize(req, c)
+	return a.Send(t, req)
+}
+
+func (a *App) authorize(req *http.Request, c Cred) {
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	if c.Cookie != "" {
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: c.Cookie})
+		if !c.NoOrigin {
+			o := c.Origin
+			if o == "" {
+				o = a.URL
+			}
+			req.Header.Set("Origin", o)
+		}
+	}
+}
+
+// Send sends a prepared request, validates and records the answer.
+func (a *App) Send(t testing.TB, req *http.Request) Resp {
+	t.Helper()
+	res, err := a.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	if res.StatusCode >= 400 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		var e struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(b, &e) != nil || e.Error == "" || e.Message == "" {
+			t.Errorf("%s %s: error body without error and message: %s", req.Method, req.URL.Path, b)
+		}
+		r.Code = e.Error
+	}
+	if pattern := a.Server.Match(req); pattern != "" {
+		record(pattern, r.Status, r.Code)
+		_, path, _ := strings.Cut(pattern, " ")
+		if err := a.valid.Validate(req.Method, path, r.Status, r.Header, b); err != nil {
+			t.Errorf("%s %s: answer %d does not match the OpenAPI document: %v\n%s", req.Method, req.URL.Path, r.Status, err, b)
+		}
+	}
+	return r
+}
+
+// seen records which (route, status, code) answers the tests observed, so
+// a test can check every documented code was exercised.
+var seen = struct {
+	sync.Mutex
+	m map[string]map[string]bool
+}{m: map[string]map[string]bool{}}
+
+func record(pattern string, status int, code string) {
+	seen.Lock()
+	defer seen.Unlock()
+	if seen.m[pattern] == nil {
+		seen.m[pattern] = map[string]bool{}
+	}
+	if code == "" {
+		code = http.StatusText(status)
+	}
+	seen.m[pattern][code] = true
+}
+
+// Seen reports whether a test observed the code on the route.
+func Seen(pattern, code string) bool {
+	seen.Lock()
+	defer seen.Unlock()
+	return seen.m[pattern][code]
+}

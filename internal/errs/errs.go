@@ -1,0 +1,110 @@
+// Package errs is the error model shared by every layer: a closed set of
+// kinds that decide the HTTP status and the MCP outcome, and an open set of
+// wire codes, each declared once beside the rule that raises it.
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+)
+
+// Kind decides the HTTP status of an error. It does not grow per route.
+type Kind uint8
+
+const (
+	KindInternal         Kind = iota // 500, and the answer for any error that is not an *Error
+	KindInvalid                      // 400
+	KindUnauthorized                 // 401
+	KindPayment                      // 402
+	KindForbidden                    // 403
+	KindNotFound                     // 404
+	KindMethodNotAllowed             // 405
+	KindConflict                     // 409
+	KindGone                         // 410
+	KindTooLarge                     // 413
+	KindUnsupported                  // 415
+	KindUnprocessable                // 422
+	KindUpgradeRequired              // 426
+	KindRateLimited                  // 429
+	KindUpstream                     // 502
+	KindUnavailable                  // 503
+)
+
+// Error is an error a client may see: its Code and Message go on the wire,
+// Fields sit beside them in the body, and Err (the cause) is only logged.
+type Error struct {
+	Kind    Kind
+	Code    string
+	Message string
+	Fields  map[string]any
+	Err     error
+}
+
+// New declares an error. Declare each code once, as a package variable.
+func New(kind Kind, code, message string) *Error {
+	return &Error{Kind: kind, Code: code, Message: message}
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, ledger.ErrInsufficientTokens) holds for every copy made by With.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// With returns a copy of e carrying extra body fields, given as key, value pairs.
+func With(e *Error, kv ...any) *Error {
+	c := *e
+	c.Fields = maps.Clone(e.Fields)
+	if c.Fields == nil {
+		c.Fields = make(map[string]any, len(kv)/2)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		c.Fields[kv[i].(string)] = kv[i+1]
+	}
+	return &c
+}
+
+// Msg returns a copy of e with another plain message.
+func Msg(e *Error, message string) *Error {
+	c := *e
+	c.Message = message
+	return &c
+}
+
+// Wrap returns a copy of e that records cause for the log.
+func Wrap(e *Error, cause error) *Error {
+	c := *e
+	c.Err = cause
+	return &c
+}
+
+// As returns the *Error in err's chain, if any.
+func As(err error) (*Error, bool) {
+	return errors.AsType[*Error](err)
+}
+
+// Shared codes (DECISIONS §1).
+var (
+	Internal         = New(KindInternal, "INTERNAL", "Something went wrong on our side.")
+	BadJSON          = New(KindInvalid, "BAD_JSON", "The request body is not valid JSON.")
+	BadBody          = New(KindInvalid, "BAD_BODY", "The request body does not have the expected shape.")
+	BadForm          = New(KindInvalid, "BAD_FORM", "The multipart form could not be read.")
+	Unauthorized     = New(KindUnauthorized, "UNAUTHORIZED", "A valid session or API key is required.")
+	Forbidden        = New(KindForbidden, "FORBIDDEN", "Your role does not allow this.")
+	NotFound         = New(KindNotFound, "NOT_FOUND", "Not found.")
+	MethodNotAllowed = New(KindMethodNotAllowed, "METHOD_NOT_ALLOWED", "This method is not allowed on this path.")
+	Conflict         = New(KindConflict, "CONFLICT", "The request conflicts with the current state.")
+	BodyTooLarge     = New(KindTooLarge, "BODY_TOO_LARGE", "The request body is larger than 1 MiB.")
+	RateLimited      = New(KindRateLimited, "RATE_LIMITED", "Too many requests; try again later.")
+)

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"studio/internal/errs"
+)
+
+// appHandler lets handlers return errors; its ServeHTTP is the only place
+// that turns them into answers.
+type appHandler func(w http.ResponseWriter, r *http.Request) error
+
+func (h appHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+// MaxJSON is the largest JSON body accepted.
+const MaxJSON = 1 << 20
+
+// validator is a request that checks itself after decoding.
+type validator interface{ Validate() error }
+
+// decode reads a JSON body of at most 1 MiB into T: malformed JSON is
+// BAD_JSON, a body of the wrong shape BAD_BODY, then T validates itself.
+func decode[T any](w http.ResponseWriter, r *http.Request) (T, error) {
+	var v T
+	body := http.MaxBytesReader(w, r.Body, MaxJSON)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(&v); err != nil {
+		return v, decodeError(err)
+	}
+	if dec.More() {
+		return v, errs.Msg(errs.BadJSON, "The body holds more than one JSON value.")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return v, errs.BodyTooLarge
+		}
+		return v, errs.Msg(errs.BadJSON, "The body holds more than one JSON value.")
+	}
+	if val, ok := any(&v).(validator); ok {
+		if err := val.Validate(); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return errs.BodyTooLarge
+	case errors.As(err, &typeErr):
+		if typeErr.Field != "" {
+			return errs.Msg(errs.BadBody, "The field "+typeErr.Field+" has the wrong type.")
+		}
+		return errs.Msg(errs.BadBody, "The body must be a JSON object.")
+	case errors.Is(err, io.EOF):
+		return errs.Msg(errs.BadJSON, "The request body is empty.")
+	default:
+		return errs.BadJSON
+	}
+}
+
+// encode writes v as JSON with the status. It marshals before writing, so
+// a failure is still an error answer rather than half a body.
+func encode(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+	return nil
+}

@@ -1,0 +1,212 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"studio/internal/account"
+	"studio/internal/auth"
+	"studio/internal/errs"
+)
+
+// reqInfo is what the outer middleware learns about a request as it goes:
+// the id it logs with, the house once known, and the status written.
+type reqInfo struct {
+	log    *slog.Logger
+	id     string
+	house  string
+	status int
+	bytes  int64
+}
+
+type infoKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	i, _ := ctx.Value(infoKey{}).(*reqInfo)
+	return i
+}
+
+// logFor returns the server's logger for the request, with its id.
+func logFor(ctx context.Context) *slog.Logger {
+	if i := info(ctx); i != nil {
+		return i.log.With("request_id", i.id)
+	}
+	return slog.Default()
+}
+
+// statusWriter records the status and size of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	info *reqInfo
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.info.status == 0 {
+		w.info.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.info.status == 0 {
+		w.info.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.info.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (flush, hijack).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives every request an X-Request-Id (the client's, when it sent a
+// sane one), turns a panic into a 500 that names the request id, and logs
+// one JSON line per request with the house, status and duration.
+func observe(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{log: log, id: r.Header.Get("X-Request-Id")}
+		if !saneID(ri.id) {
+			ri.id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", ri.id)
+		sw := &statusWriter{ResponseWriter: w, info: ri}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(r.Context(), "panic", "request_id", ri.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if ri.status == 0 {
+					writeError(sw, r, errs.Internal)
+				}
+			}
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", ri.id),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.String("house", ri.house),
+				slog.Int("status", ri.status),
+				slog.Int64("bytes", ri.bytes),
+				slog.Duration("duration", time.Since(start)))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+func saneID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// SessionCookie names the browser session cookie.
+const SessionCookie = "studio_session"
+
+type sessionKey struct{}
+
+// authenticate resolves the request's principal as the route's class asks
+// and refuses it otherwise. Role rules are the services' business.
+func (s *Server) authenticate(class Class, next http.Handler) http.Handler {
+	if class == Public || class == SharedSecret {
+		return next
+	}
+	return appHandler(func(w http.ResponseWriter, r *http.Request) error {
+		p, sess, err := s.principal(w, r, class)
+		if err != nil {
+			return err
+		}
+		if i := info(r.Context()); i != nil {
+			i.house = p.HouseID
+		}
+		ctx := auth.With(r.Context(), p)
+		if p.Cred == auth.CredSession {
+			ctx = context.WithValue(ctx, sessionKey{}, sess)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+		return nil
+	})
+}
+
+var errKeyNotAccepted = errs.Msg(errs.Unauthorized, "This route needs a browser session; an API key is not accepted.")
+
+func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) (auth.Principal, account.Session, error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		if class != KeyOrSession {
+			return auth.Principal{}, account.Session{}, errKeyNotAccepted
+		}
+		secret, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			return auth.Principal{}, account.Session{}, errs.Unauthorized
+		}
+		p, err := s.keys.Resolve(r.Context(), strings.TrimSpace(secret))
+		return p, account.Session{}, err
+	}
+	c, err := r.Cookie(SessionCookie)
+	if err != nil || c.Value == "" {
+		return auth.Principal{}, account.Session{}, errs.Unauthorized
+	}
+	p, sess, renewed, err := s.accounts.Resolve(r.Context(), c.Value)
+	if err != nil {
+		return auth.Principal{}, account.Session{}, err
+	}
+	if !safeMethod(r.Method) && !s.sameOrigin(r) {
+		return auth.Principal{}, account.Session{}, ErrBadOrigin
+	}
+	if class == PlatformAdmin && !p.PlatformAdmin {
+		return auth.Principal{}, account.Session{}, errs.Msg(errs.Forbidden, "This route is for platform administrators.")
+	}
+	if renewed {
+		s.setSessionCookie(w, c.Value, sess)
+	}
+	return p, sess, nil
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sameOrigin reports whether the request's Origin is the service's own or
+// the configured web origin.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	return o != "" && (o == s.cfg.PublicOrigin || o == s.cfg.WebOrigin)
+}
+
+func (s *Server) setSessionCookie(w http.ResponseWriter, token string, sess account.Session) {
+	http.SetCookie(w, &http.Cookie{
+		Name: SessionCookie, Value: token, Path: "/",
+		Expires: sess.ExpiresAt.Time, MaxAge: int(time.Until(sess.ExpiresAt.Time).Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: s.cfg.SecureCookie,
+	})
+}
+
+func clearSessionCookie(w http.ResponseWriter, secure bool) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure})
+}
+
+func sessionFrom(ctx context.Context) account.Session {
+	s, _ := ctx.Value(sessionKey{}).(account.Session)
+	return s
+}

@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"studio/internal/errs"
+)
+
+// Class is the credential a route accepts (ARCHITECTURE "Tenancy and authority").
+type Class uint8
+
+const (
+	Public        Class = iota // no credential
+	KeyOrSession               // K: an API key or a session cookie
+	SessionOnly                // S: a session cookie; a key gets 401
+	PlatformAdmin              // a session whose e-mail is on the allowlist
+	SharedSecret               // a secret header checked by the handler
+)
+
+func (c Class) String() string {
+	return [...]string{"public", "key-or-session", "session", "platform-admin", "shared-secret"}[c]
+}
+
+// Route is one line of the API's table of contents. The same value
+// registers the handler, documents the operation in /openapi.json and
+// drives the tests that walk every route.
+type Route struct {
+	Method  string
+	Path    string
+	Class   Class
+	Tag     string
+	Summary string
+	Query   any           // a struct whose `query` tags document the query string
+	In      any           // the JSON request body type, or Multipart{...}
+	Out     []Out         // success answers
+	Errors  []*errs.Error // the error codes the route answers, besides the ones its class and shape imply
+	Handler appHandler
+}
+
+// Out is one documented success answer.
+type Out struct {
+	Status      int
+	Body        any    // nil for an empty body
+	ContentType string // default application/json
+}
+
+// Multipart documents a multipart/form-data body: its fields.
+type Multipart struct{ Form any }
+
+// Pattern is the ServeMux pattern of the route.
+func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
+
+// HasID reports whether the path carries a resource id.
+func (rt Route) HasID() bool { return strings.Contains(rt.Path, "{") }
+
+// DocumentedErrors returns every error the route may answer: its own and
+// those implied by its credential class and its shape.
+func (rt Route) DocumentedErrors() []*errs.Error {
+	var out []*errs.Error
+	add := func(e *errs.Error) {
+		for _, have := range out {
+			if have.Code == e.Code {
+				return
+			}
+		}
+		out = append(out, e)
+	}
+	switch rt.Class {
+	case KeyOrSession, SessionOnly:
+		add(errs.Unauthorized)
+	case PlatformAdmin:
+		add(errs.Unauthorized)
+		add(errs.Forbidden)
+	}
+	if rt.Class != Public && rt.Class != SharedSecret && rt.Method != http.MethodGet {
+		add(ErrBadOrigin)
+	}
+	if rt.In != nil {
+		if _, multipart := rt.In.(Multipart); multipart {
+			add(errs.BadForm)
+		} else {
+			add(errs.BadJSON)
+			add(errs.BadBody)
+			add(errs.BodyTooLarge)
+		}
+	}
+	for _, e := range rt.Errors {
+		add(e)
+	}
+	return out
+}

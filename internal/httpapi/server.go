@@ -1,0 +1,120 @@
+// Package httpapi speaks HTTP: one routes table registers every handler,
+// generates the OpenAPI document and is walked by the tests.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"studio/internal/account"
+	"studio/internal/apikey"
+	"studio/internal/errs"
+	"studio/internal/post"
+)
+
+// Config is what the HTTP layer needs to know about its deployment.
+type Config struct {
+	PublicOrigin string // scheme://host[:port] of the public URL
+	WebOrigin    string // the web app's origin, also trusted for cookies
+	SecureCookie bool   // the public URL is https
+	Version      string
+}
+
+// Services are the use cases the routes call.
+type Services struct {
+	Accounts *account.Service
+	Keys     *apikey.Service
+	Posts    *post.Service
+	Ping     func(context.Context) error // checks the database answers
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	accounts *account.Service
+	keys     *apikey.Service
+	posts    *post.Service
+	ping     func(context.Context) error
+	started  time.Time
+	routes   []Route
+	mux      *http.ServeMux
+	handler  http.Handler
+
+	docOnce sync.Once
+	doc     []byte
+	docErr  error
+}
+
+// NewServer builds the server and registers every route of the table.
+func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
+	s := &Server{
+		cfg: cfg, log: log, accounts: svc.Accounts, keys: svc.Keys, posts: svc.Posts, ping: svc.Ping,
+		started: time.Now(), mux: http.NewServeMux(),
+	}
+	s.routes = s.table()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, rt.Handler))
+	}
+	// The reference page's own scripts and styles: static files embedded in
+	// the binary, not API operations, so they stay out of the table.
+	s.mux.Handle("GET /docs/{file}", docsHandler())
+	s.mux.Handle("/", appHandler(s.unmatched))
+	s.handler = observe(log, s.mux)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Routes returns the routes table.
+func (s *Server) Routes() []Route { return s.routes }
+
+// OpenAPI returns the OpenAPI document generated from the routes table.
+func (s *Server) OpenAPI() ([]byte, error) {
+	s.docOnce.Do(func() { s.doc, s.docErr = buildOpenAPI(s.routes) })
+	return s.doc, s.docErr
+}
+
+var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// unmatched answers requests no route took: 405 with Allow when the path
+// exists under other methods, else the one 404.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range probeMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		return errs.NotFound
+	}
+	w.Header().Set("Allow", joinComma(allow))
+	return errs.MethodNotAllowed
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// Match returns the pattern of the route that serves r, or "" when no
+// route does.
+func (s *Server) Match(r *http.Request) string {
+	_, pattern := s.mux.Handler(r)
+	if pattern == "/" {
+		return ""
+	}
+	return pattern
+}

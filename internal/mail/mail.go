@@ -1,0 +1,159 @@
+// Package mail sends the service's letters: to the console (and the e-mail
+// log) by default, over SMTP when SMTP_URL is set.
+package mail
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	gomail "github.com/wneessen/go-mail"
+)
+
+// Message is one letter.
+type Message struct {
+	UserID   string
+	To       string
+	Template string
+	Subject  string
+	Text     string
+}
+
+// Sender delivers letters.
+type Sender interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Log is the e-mail log every letter is written to, whatever carries it.
+type Log interface {
+	LogEmail(ctx context.Context, e Entry) error
+}
+
+// Entry is a row of the e-mail log.
+type Entry struct {
+	ID         string
+	UserID     string
+	To         string
+	Template   string
+	Subject    string
+	Text       string
+	Status     string // logged (console), sent, failed
+	ProviderID string
+	CreatedAt  time.Time
+}
+
+// Transport carries a letter somewhere and returns the provider's id.
+type Transport interface {
+	Deliver(ctx context.Context, m Message) (providerID string, err error)
+	Name() string
+}
+
+// Mailer writes each letter to the log after handing it to the transport.
+type Mailer struct {
+	T   Transport
+	Log Log
+	Now func() time.Time
+}
+
+// Send delivers m and records it. A failed delivery is logged as failed and
+// returned.
+func (ml *Mailer) Send(ctx context.Context, m Message) error {
+	id, err := ml.T.Deliver(ctx, m)
+	status := "sent"
+	if ml.T.Name() == "console" {
+		status = "logged"
+	}
+	if err != nil {
+		status = "failed"
+	}
+	e := Entry{ID: uuid.Must(uuid.NewV7()).String(), UserID: m.UserID, To: m.To, Template: m.Template,
+		Subject: m.Subject, Text: m.Text, Status: status, ProviderID: id, CreatedAt: ml.Now()}
+	if lerr := ml.Log.LogEmail(ctx, e); lerr != nil {
+		return lerr
+	}
+	if err != nil {
+		return fmt.Errorf("mail to %s: %w", m.To, err)
+	}
+	return nil
+}
+
+// Console prints letters to the log; they are kept in the e-mail log.
+type Console struct{ Logger *slog.Logger }
+
+func (Console) Name() string { return "console" }
+
+func (c Console) Deliver(ctx context.Context, m Message) (string, error) {
+	c.Logger.InfoContext(ctx, "mail", "to", m.To, "template", m.Template, "subject", m.Subject, "text", m.Text)
+	return "", nil
+}
+
+// SMTP sends letters through the server in an smtp:// or smtps:// URL
+// (smtp://user:pass@host:port?from=studio@example.com).
+type SMTP struct {
+	host, user, pass, from string
+	port                   int
+	tls                    bool
+}
+
+// NewSMTP parses the SMTP_URL setting.
+func NewSMTP(raw string) (*SMTP, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
+		return nil, fmt.Errorf("SMTP_URL must look like smtp://user:pass@host:587?from=studio@example.com")
+	}
+	s := &SMTP{host: u.Hostname(), tls: u.Scheme == "smtps", from: u.Query().Get("from"), port: 587}
+	if s.tls {
+		s.port = 465
+	}
+	if p := u.Port(); p != "" {
+		if s.port, err = strconv.Atoi(p); err != nil {
+			return nil, fmt.Errorf("SMTP_URL port: %w", err)
+		}
+	}
+	if u.User != nil {
+		s.user = u.User.Username()
+		s.pass, _ = u.User.Password()
+	}
+	if s.from == "" {
+		s.from = "studio@" + s.host
+	}
+	return s, nil
+}
+
+func (*SMTP) Name() string { return "smtp" }
+
+// Deliver sends m. Plain SMTP upgrades with STARTTLS when the server offers it.
+func (s *SMTP) Deliver(ctx context.Context, m Message) (string, error) {
+	msg := gomail.NewMsg()
+	if err := msg.From(s.from); err != nil {
+		return "", err
+	}
+	if err := msg.To(m.To); err != nil {
+		return "", err
+	}
+	msg.Subject(m.Subject)
+	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	id := uuid.Must(uuid.NewV7()).String() + "@studio"
+	msg.SetMessageIDWithValue(id)
+	opts := []gomail.Option{gomail.WithPort(s.port), gomail.WithTimeout(10 * time.Second)}
+	if s.tls {
+		opts = append(opts, gomail.WithSSL())
+	} else {
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
+	}
+	if s.user != "" {
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(s.user), gomail.WithPassword(s.pass))
+	}
+	c, err := gomail.NewClient(s.host, opts...)
+	if err != nil {
+		return "", err
+	}
+	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
+		return "", err
+	}
+	return id, nil
+}

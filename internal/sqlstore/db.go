@@ -1,0 +1,234 @@
+// Package sqlstore is the one persistence adapter: every SQL statement of
+// the service lives here, written once in the subset SQLite and PostgreSQL
+// share, with the house named in every WHERE.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // SQLite driver "sqlite"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Engine names the database in use.
+type Engine uint8
+
+const (
+	SQLite Engine = iota
+	Postgres
+)
+
+func (e Engine) String() string {
+	if e == Postgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// DB is the store. On SQLite every write goes through one writer
+// connection and reads use a pool; on PostgreSQL both are one pool.
+type DB struct {
+	engine Engine
+	w      *sql.DB
+	r      *sql.DB
+	now    func() time.Time
+	binds  sync.Map // query with ? -> query with $n (PostgreSQL)
+}
+
+// Options configure Open.
+type Options struct {
+	DatabaseURL string           // postgres://...; empty means SQLite
+	DataDir     string           // where the SQLite file lives
+	Now         func() time.Time // the clock; time.Now when nil
+}
+
+const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+
+// Open connects to the database named by opts and applies the migrations.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	db := &DB{now: opts.Now}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if opts.DatabaseURL != "" {
+		db.engine = Postgres
+		p, err := sql.Open("pgx", opts.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		p.SetMaxOpenConns(32)
+		p.SetMaxIdleConns(32)
+		p.SetConnMaxIdleTime(5 * time.Minute)
+		db.w, db.r = p, p
+	} else {
+		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		path := filepath.Join(opts.DataDir, "studio.db")
+		w, err := sql.Open("sqlite", "file:"+path+"?"+sqlitePragmas+"&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		r, err := sql.Open("sqlite", "file:"+path+"?"+sqlitePragmas+"&mode=ro")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		r.SetMaxOpenConns(8)
+		r.SetMaxIdleConns(8)
+		db.w, db.r = w, r
+	}
+	if err := db.w.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect %s: %w", db.engine, err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Migrate applies every embedded migration not yet applied and returns how
+// many it applied.
+func (db *DB) Migrate(ctx context.Context) (int, error) {
+	dialect := goose.DialectSQLite3
+	if db.engine == Postgres {
+		dialect = goose.DialectPostgres
+	}
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	p, err := goose.NewProvider(dialect, db.w, sub)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	return len(res), nil
+}
+
+// Engine reports which database is in use.
+func (db *DB) Engine() Engine { return db.engine }
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// Ping checks the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
+
+func (db *DB) nowMs() int64 { return db.now().UnixMilli() }
+
+// bind rewrites ? placeholders to $n on PostgreSQL. Queries are constants,
+// so each is rewritten once and cached.
+func (db *DB) bind(q string) string {
+	if db.engine != Postgres {
+		return q
+	}
+	if v, ok := db.binds.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	inStr := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			inStr = !inStr
+			b.WriteByte(c)
+		case c == '?' && !inStr:
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	s := b.String()
+	db.binds.Store(q, s)
+	return s
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Tx is a transaction (or the read pool) with placeholders rebound.
+type Tx struct {
+	db *DB
+	q  queryer
+}
+
+func (t *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := t.q.ExecContext(ctx, t.db.bind(query), args...)
+	return res, translate(err)
+}
+
+func (t *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := t.q.QueryContext(ctx, t.db.bind(query), args...)
+	return rows, translate(err)
+}
+
+func (t *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.q.QueryRowContext(ctx, t.db.bind(query), args...)
+}
+
+// write runs fn in one transaction on the writer; it commits when fn
+// returns nil and rolls back otherwise.
+func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
+	sqlTx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", translate(err))
+	}
+	if err := fn(&Tx{db: db, q: sqlTx}); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", translate(err))
+	}
+	return nil
+}
+
+// read returns the read pool as a Tx-shaped handle.
+func (db *DB) read() *Tx { return &Tx{db: db, q: db.r} }
+
+// writer returns the writer as a Tx-shaped handle for single statements.
+func (db *DB) writer() *Tx { return &Tx{db: db, q: db.w} }
+
+// RawExec runs one statement on the writer. Tests use it to prove the
+// schema's own constraints.
+func (db *DB) RawExec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return db.writer().Exec(ctx, query, args...)
+}
