@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"studio/internal/account"
+	"studio/internal/apispec"
 	"studio/internal/app"
 	"studio/internal/httpapi"
 )
@@ -24,7 +25,7 @@ type App struct {
 	URL    string
 	Engine Engine
 	client *http.Client
-	valid  *httpapi.ResponseValidator
+	valid  *apispec.ResponseValidator
 }
 
 // Cheap password hashing keeps sign-ups fast under -race; production uses OWASP.
@@ -73,7 +74,7 @@ func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
 	if err != nil {
 		t.Fatalf("openapi: %v", err)
 	}
-	v, err := httpapi.NewResponseValidator(doc)
+	v, err := apispec.NewResponseValidator(doc)
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}

@@ -3,14 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -19,9 +16,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
 	"github.com/swaggest/jsonschema-go"
 	"github.com/swaggest/openapi-go/openapi31"
 
@@ -31,20 +25,20 @@ import (
 
 // The document's fixed parts.
 const (
-	apiTitle   = "Fashion Imagery Studio API"
-	apiVersion = "1.0.0"
+	docTitle   = "Fashion Imagery Studio API"
+	docVersion = "1.0.0"
 
-	schemaPrefix = "#/components/schemas/"
-	errorSchema  = "Error"
+	componentsPrefix = "#/components/schemas/"
+	errorComponent   = "Error"
 
-	mimeJSON      = "application/json"
-	mimeMultipart = "multipart/form-data"
+	mediaJSON      = "application/json"
+	mediaMultipart = "multipart/form-data"
 )
 
 // Security scheme names.
 const (
-	schemeKey     = "apiKey"
-	schemeSession = "session"
+	securityKey     = "apiKey"
+	securitySession = "session"
 )
 
 // buildOpenAPI renders the OpenAPI 3.1 document of a routes table: one
@@ -97,7 +91,7 @@ func newDocBuilder() *docBuilder {
 		fields: map[reflect.Type]map[string]jsonField{},
 	}
 	b.spec = b.r.SpecEns()
-	b.spec.Info.WithTitle(apiTitle).WithVersion(apiVersion).WithDescription(
+	b.spec.Info.WithTitle(docTitle).WithVersion(docVersion).WithDescription(
 		"Generated from the service's routes table. Every error answer is " +
 			"`{\"error\": CODE, \"message\": sentence, ...fields}`; each operation lists the codes it may answer.")
 
@@ -106,7 +100,7 @@ func newDocBuilder() *docBuilder {
 	b.r.DefaultOptions = append(b.r.DefaultOptions,
 		jsonschema.InterceptDefName(func(_ reflect.Type, name string) string {
 			name = defNameJunk.ReplaceAllString(name, "")
-			if short := strings.TrimPrefix(name, "Httpapi"); short != "" {
+			if short := strings.TrimPrefix(name, "Httpapi"); short != "" && short != errorComponent {
 				return short
 			}
 			return name
@@ -116,7 +110,7 @@ func newDocBuilder() *docBuilder {
 	)
 
 	c := b.spec.ComponentsEns()
-	c.WithSchemasItem(errorSchema, map[string]any{
+	c.WithSchemasItem(errorComponent, map[string]any{
 		"type":                 "object",
 		"description":          "Every error answer. Route-specific fields (need, spendable, legal, maxMb...) sit beside error and message.",
 		"required":             []any{"error", "message"},
@@ -126,12 +120,12 @@ func newDocBuilder() *docBuilder {
 			"message": map[string]any{"type": "string", "description": "One plain sentence for people."},
 		},
 	})
-	c.WithSecuritySchemesItem(schemeKey, openapi31.SecuritySchemeOrReference{
+	c.WithSecuritySchemesItem(securityKey, openapi31.SecuritySchemeOrReference{
 		SecurityScheme: (&openapi31.SecurityScheme{
 			HTTPBearer: (&openapi31.SecuritySchemeHTTPBearer{Scheme: "bearer"}).WithBearerFormat("fis_sk_..."),
 		}).WithDescription("An API key: `Authorization: Bearer fis_sk_...`."),
 	})
-	c.WithSecuritySchemesItem(schemeSession, openapi31.SecuritySchemeOrReference{
+	c.WithSecuritySchemesItem(securitySession, openapi31.SecuritySchemeOrReference{
 		SecurityScheme: (&openapi31.SecurityScheme{
 			APIKey: &openapi31.SecuritySchemeAPIKey{Name: SessionCookie, In: openapi31.SecuritySchemeAPIKeyInCookie},
 		}).WithDescription("The session cookie set by sign-in. Unsafe methods must also carry this service's Origin."),
@@ -166,23 +160,23 @@ func (b *docBuilder) operation(rt Route) (*openapi31.Operation, error) {
 	case Public:
 		b.open[strings.ToLower(rt.Method)+" "+path] = true
 	case KeyOrSession:
-		op.Security = []map[string][]string{{schemeKey: {}}, {schemeSession: {}}}
+		op.Security = []map[string][]string{{securityKey: {}}, {securitySession: {}}}
 	case SessionOnly:
-		op.Security = []map[string][]string{{schemeSession: {}}}
+		op.Security = []map[string][]string{{securitySession: {}}}
 		op.WithDescription("Needs a session cookie; an API key is answered 401.")
 	case PlatformAdmin:
-		op.Security = []map[string][]string{{schemeSession: {}}}
+		op.Security = []map[string][]string{{securitySession: {}}}
 		op.WithDescription("Platform admins only: a session whose e-mail is on the service's admin list. An API key never passes.")
 	case SharedSecret:
 		b.open[strings.ToLower(rt.Method)+" "+path] = true
 		op.WithDescription("Takes no API key or session: the handler checks a shared secret the caller sends in a header.")
 	}
 
-	for _, name := range pathParams(path) {
+	for _, name := range openAPIPathParams(path) {
 		op.Parameters = append(op.Parameters, openapi31.ParameterOrReference{Parameter: &openapi31.Parameter{
 			Name:     name,
 			In:       openapi31.ParameterInPath,
-			Required: ptr(true),
+			Required: new(true),
 			Schema:   map[string]any{"type": "string"},
 		}})
 	}
@@ -202,7 +196,7 @@ func (b *docBuilder) answers(op *openapi31.Operation, rt Route) error {
 		if out.Status < 100 || out.Status > 599 {
 			return fmt.Errorf("success status %d", out.Status)
 		}
-		ct := mimeJSON
+		ct := mediaJSON
 		if out.ContentType != "" {
 			mt, _, err := mime.ParseMediaType(out.ContentType)
 			if err != nil {
@@ -217,13 +211,13 @@ func (b *docBuilder) answers(op *openapi31.Operation, rt Route) error {
 		}
 		var schema map[string]any
 		switch {
-		case isJSON(ct) && out.Body != nil:
+		case isJSONMedia(ct) && out.Body != nil:
 			s, err := b.answerSchema(out.Body)
 			if err != nil {
 				return err
 			}
 			schema = s
-		case isJSON(ct):
+		case isJSONMedia(ct):
 			// No body.
 		case strings.HasPrefix(ct, "text/"):
 			schema = map[string]any{"type": "string"}
@@ -270,16 +264,16 @@ func (b *docBuilder) errorAnswers(op *openapi31.Operation, rt Route) error {
 		}
 		resp := &openapi31.Response{
 			Description: strings.TrimSuffix(desc.String(), "\n"),
-			Content: map[string]openapi31.MediaType{mimeJSON: {Schema: map[string]any{
+			Content: map[string]openapi31.MediaType{mediaJSON: {Schema: map[string]any{
 				"allOf": []any{
-					map[string]any{"$ref": schemaPrefix + errorSchema},
+					map[string]any{"$ref": componentsPrefix + errorComponent},
 					map[string]any{"properties": map[string]any{"error": map[string]any{"enum": codes}}},
 				},
 			}}},
 		}
 		if st == http.StatusTooManyRequests {
 			resp.Headers = map[string]openapi31.HeaderOrReference{"Retry-After": {Header: &openapi31.Header{
-				Description: ptr("Seconds to wait before trying again."),
+				Description: new("Seconds to wait before trying again."),
 				Schema:      map[string]any{"type": "integer", "minimum": 0},
 			}}}
 		}
@@ -304,10 +298,10 @@ func (b *docBuilder) request(op *openapi31.Operation, rt Route) error {
 	var schema map[string]any
 	var err error
 	if mp, ok := rt.In.(Multipart); ok {
-		ct = mimeMultipart
+		ct = mediaMultipart
 		schema, err = b.formSchema(mp.Form)
 	} else {
-		ct = mimeJSON
+		ct = mediaJSON
 		schema, err = b.bodySchema(rt.In)
 	}
 	if err != nil {
@@ -321,7 +315,7 @@ func (b *docBuilder) request(op *openapi31.Operation, rt Route) error {
 // encoding/json always writes is required, named types become components.
 func (b *docBuilder) answerSchema(v any) (map[string]any, error) {
 	s, err := b.r.Reflect(v,
-		jsonschema.DefinitionsPrefix(schemaPrefix),
+		jsonschema.DefinitionsPrefix(componentsPrefix),
 		jsonschema.CollectDefinitions(b.collect),
 		jsonschema.RootRef,
 		jsonschema.ProcessWithoutTags,
@@ -338,7 +332,7 @@ func (b *docBuilder) answerSchema(v any) (map[string]any, error) {
 // component gets its own "Input" component.
 func (b *docBuilder) bodySchema(v any) (map[string]any, error) {
 	s, err := b.r.Reflect(v,
-		jsonschema.DefinitionsPrefix(schemaPrefix),
+		jsonschema.DefinitionsPrefix(componentsPrefix),
 		jsonschema.CollectDefinitions(b.collect),
 		jsonschema.RootRef,
 		jsonschema.ProcessWithoutTags,
@@ -362,7 +356,12 @@ func (b *docBuilder) formSchema(v any) (map[string]any, error) {
 	s, err := b.r.Reflect(v,
 		jsonschema.PropertyNameTag("formData", "form"),
 		jsonschema.InlineRefs,
-		jsonschema.InterceptProp(notNullSlice),
+		jsonschema.InterceptProp(func(p jsonschema.InterceptPropParams) error {
+			if p.Processed {
+				p.PropertySchema.RemoveType(jsonschema.Null) // a form field is absent, never null
+			}
+			return nil
+		}),
 	)
 	if err != nil {
 		return nil, err
@@ -377,7 +376,7 @@ func (b *docBuilder) queryParams(v any) ([]openapi31.ParameterOrReference, error
 		jsonschema.PropertyNameTag("query"),
 		jsonschema.InlineRefs,
 		jsonschema.InterceptProp(func(p jsonschema.InterceptPropParams) error {
-			if !p.Processed || len(p.Path) != 2 {
+			if !p.Processed || len(p.Path) != 1 { // after processing, Path names the parent
 				return nil
 			}
 			s := p.PropertySchema
@@ -393,7 +392,7 @@ func (b *docBuilder) queryParams(v any) ([]openapi31.ParameterOrReference, error
 				param.Description = s.Description
 			}
 			if slices.Contains(p.ParentSchema.Required, p.Name) {
-				param.Required = ptr(true)
+				param.Required = new(true)
 			}
 			params = append(params, openapi31.ParameterOrReference{Parameter: param})
 			return nil
@@ -426,10 +425,10 @@ func (b *docBuilder) jsonProp(required bool) jsonschema.InterceptPropFunc {
 		var f jsonField
 		var known bool
 		if p.ParentSchema != nil && p.ParentSchema.ReflectType != nil {
-			if t := deref(p.ParentSchema.ReflectType); t.Kind() == reflect.Struct {
+			if t := indirectType(p.ParentSchema.ReflectType); t.Kind() == reflect.Struct {
 				fields := b.jsonFieldsOf(t)
 				f, known = fields[p.Name]
-				if !known || !sameField(f.sf, p.Field) {
+				if !known || !sameStructField(f.sf, p.Field) {
 					return jsonschema.ErrSkipProperty
 				}
 			}
@@ -484,7 +483,7 @@ func fileSchema(p jsonschema.InterceptSchemaParams) (bool, error) {
 	if p.Processed || !p.Value.IsValid() {
 		return false, nil
 	}
-	if t := deref(p.Value.Type()); t != typeFileHeader && t != typeFile {
+	if t := indirectType(p.Value.Type()); t != typeFileHeader && t != typeFile {
 		return false, nil
 	}
 	p.Schema.Type = nil
@@ -550,8 +549,8 @@ func openAPIPath(p string) string {
 	return strings.ReplaceAll(p, "...}", "}")
 }
 
-// pathParams lists the {names} of an OpenAPI path in order.
-func pathParams(path string) []string {
+// openAPIPathParams lists the {names} of an OpenAPI path in order.
+func openAPIPathParams(path string) []string {
 	var names []string
 	for rest := path; ; {
 		_, after, ok := strings.Cut(rest, "{")
@@ -585,18 +584,16 @@ func operationID(method, path string) string {
 	return b.String()
 }
 
-func isJSON(mediaType string) bool {
-	return mediaType == mimeJSON || strings.HasSuffix(mediaType, "+json")
+func isJSONMedia(mediaType string) bool {
+	return mediaType == mediaJSON || strings.HasSuffix(mediaType, "+json")
 }
 
-func deref(t reflect.Type) reflect.Type {
+func indirectType(t reflect.Type) reflect.Type {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	return t
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // jsonField is one property of a struct as encoding/json writes it.
 type jsonField struct {
@@ -631,7 +628,7 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 			for i := range lv.typ.NumField() {
 				sf := lv.typ.Field(i)
 				if sf.Anonymous {
-					if !sf.IsExported() && deref(sf.Type).Kind() != reflect.Struct {
+					if !sf.IsExported() && indirectType(sf.Type).Kind() != reflect.Struct {
 						continue
 					}
 				} else if !sf.IsExported() {
@@ -651,7 +648,7 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 				}
 				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
 					f := jsonField{sf: sf, depth: lv.depth, tagged: name != "",
-						optional: lv.viaPtr || hasOption(opts, "omitempty") || hasOption(opts, "omitzero")}
+						optional: lv.viaPtr || jsonTagHas(opts, "omitempty") || jsonTagHas(opts, "omitzero")}
 					if name == "" {
 						name = sf.Name
 					}
@@ -694,11 +691,11 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 	return out
 }
 
-func sameField(a, b reflect.StructField) bool {
+func sameStructField(a, b reflect.StructField) bool {
 	return a.Name == b.Name && a.Type == b.Type && a.Tag == b.Tag && slices.Equal(a.Index, b.Index)
 }
 
-func hasOption(opts, want string) bool {
+func jsonTagHas(opts, want string) bool {
 	for o := range strings.SplitSeq(opts, ",") {
 		if o == want {
 			return true
@@ -722,90 +719,3 @@ func validJSONName(name string) bool {
 	return true
 }
 
-// ResponseValidator checks answers against an OpenAPI document, so that
-// tests can hold every response they see to the published contract.
-// It is safe for concurrent use.
-type ResponseValidator struct {
-	ops map[string]*routers.Route // "GET /api/keys/{id}"
-}
-
-// NewResponseValidator loads and validates an OpenAPI 3.1 document, such as
-// the body of GET /openapi.json.
-func NewResponseValidator(doc []byte) (*ResponseValidator, error) {
-	loader := openapi3.NewLoader()
-	spec, err := loader.LoadFromData(doc)
-	if err != nil {
-		return nil, fmt.Errorf("openapi: load: %w", err)
-	}
-	if err := spec.Validate(loader.Context); err != nil {
-		return nil, fmt.Errorf("openapi: validate: %w", err)
-	}
-	v := &ResponseValidator{ops: map[string]*routers.Route{}}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			v.ops[method+" "+path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
-		}
-	}
-	return v, nil
-}
-
-// Validate checks one answer to the operation at method and pathPattern
-// (the routes table's path, e.g. /api/keys/{id}): the status must be
-// documented, the Content-Type one the document lists for it, a JSON body
-// must match its schema, and an answer documented without content must
-// have an empty body. Headers the document describes are checked too.
-func (v *ResponseValidator) Validate(method, pathPattern string, status int, header http.Header, body []byte) error {
-	method = strings.ToUpper(method)
-	lookup := method
-	if method == http.MethodHead {
-		lookup = http.MethodGet
-	}
-	path := openAPIPath(pathPattern)
-	rt := v.ops[lookup+" "+path]
-	if rt == nil {
-		return fmt.Errorf("openapi: no operation %s %s", method, pathPattern)
-	}
-	ref := rt.Operation.Responses.Status(status)
-	if ref == nil || ref.Value == nil {
-		return fmt.Errorf("openapi: %s %s: status %d is not documented", method, pathPattern, status)
-	}
-	if method == http.MethodHead {
-		return nil
-	}
-	if header == nil {
-		header = http.Header{}
-	}
-	resp := ref.Value
-	opts := &openapi3filter.Options{IncludeResponseStatus: true}
-	if len(resp.Content) == 0 {
-		if len(body) > 0 {
-			return fmt.Errorf("openapi: %s %s: status %d is documented without a body, got %d bytes", method, pathPattern, status, len(body))
-		}
-		return nil
-	}
-	ct := header.Get("Content-Type")
-	if resp.Content.Get(ct) == nil {
-		return fmt.Errorf("openapi: %s %s: status %d: Content-Type %q is not documented", method, pathPattern, status, ct)
-	}
-	if mt, _, _ := mime.ParseMediaType(ct); !isJSON(mt) {
-		opts.ExcludeResponseBody = true // bytes; the type was checked above
-	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request: &http.Request{Method: method, URL: &url.URL{Path: path}, Header: http.Header{}},
-			Route:   rt,
-		},
-		Status:  status,
-		Header:  header,
-		Options: opts,
-	}
-	in.SetBodyBytes(body)
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		var re *openapi3filter.ResponseError
-		if errors.As(err, &re) && re.Err != nil {
-			return fmt.Errorf("openapi: %s %s %d: %s: %w", method, pathPattern, status, re.Reason, re.Err)
-		}
-		return fmt.Errorf("openapi: %s %s %d: %w", method, pathPattern, status, err)
-	}
-	return nil
-}
