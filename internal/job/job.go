@@ -1,0 +1,184 @@
+// Package job is the develop: a frame commissioned from a tool, held in
+// tokens before it is queued, claimed by a worker, rendered by an engine,
+// stored as an asset and settled, each state change told to every listener
+// exactly once (ARCHITECTURE "The flow of a develop").
+package job
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"studio/internal/errs"
+	"studio/internal/ts"
+)
+
+// Status is a job's state (SPEC §3 Job).
+type Status string
+
+const (
+	Queued    Status = "queued"
+	Running   Status = "running"
+	Done      Status = "done"
+	Failed    Status = "failed"
+	Cancelled Status = "cancelled"
+)
+
+// Terminal reports whether the status is final.
+func (s Status) Terminal() bool { return s == Done || s == Failed || s == Cancelled }
+
+// Tier is a quality tier; it decides the pixels and the price.
+type Tier string
+
+const (
+	Tier1K Tier = "1k"
+	Tier2K Tier = "2k"
+	Tier4K Tier = "4k"
+)
+
+// Tiers lists the tiers, smallest first.
+var Tiers = []Tier{Tier1K, Tier2K, Tier4K}
+
+// Valid reports whether t is a tier.
+func (t Tier) Valid() bool { return slices.Contains(Tiers, t) }
+
+// Pixels is the tier's long edge.
+func (t Tier) Pixels() int {
+	switch t {
+	case Tier2K:
+		return 2048
+	case Tier4K:
+		return 4096
+	}
+	return 1024
+}
+
+// Input is one role filled by a house asset.
+type Input struct {
+	Role    string `json:"role"`
+	AssetID string `json:"assetId"`
+}
+
+// Job is a develop as pushed on the socket and backfilled by GET /jobs.
+type Job struct {
+	ID            string  `json:"id"`
+	Tool          string  `json:"tool"`
+	Status        Status  `json:"status" enum:"queued,running,done,failed,cancelled"`
+	ResultURL     string  `json:"resultUrl" description:"The result's file route once done; empty before."`
+	ResultAssetID string  `json:"resultAssetId" description:"The result asset once done; empty before."`
+	Error         *string `json:"error"`
+	BrandID       string  `json:"brandId"`
+	CreatedAt     ts.Time `json:"createdAt"`
+	EventSeq      int64   `json:"eventSeq" description:"The house's event cursor of this job's latest change."`
+
+	HouseID        string            `json:"-"`
+	UserID         string            `json:"-"`
+	Tier           Tier              `json:"-"`
+	Params         map[string]string `json:"-"`
+	Inputs         []Input           `json:"-"`
+	RetryOfJobID   string            `json:"-"`
+	IdempotencyKey string            `json:"-"`
+	Fingerprint    string            `json:"-"`
+	Cost           int64             `json:"-"`
+	Settled        int64             `json:"-"` // tokens the hold posted
+	StartedAt      *ts.Time          `json:"-"`
+	FinishedAt     *ts.Time          `json:"-"`
+}
+
+// Reserved form fields never become options (SPEC §4.5, DECISIONS §1b).
+var Reserved = []string{"tool", "idempotencyKey", "brandId", "quality"}
+
+// Codes raised by jobs.
+var (
+	ErrUnknownTool     = errs.New(errs.KindInvalid, "UNKNOWN_TOOL", "That tool does not exist.")
+	ErrNoImage         = errs.New(errs.KindInvalid, "NO_IMAGE", "The tool needs an image.")
+	ErrEmptyImage      = errs.New(errs.KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
+	ErrOutputRefused   = errs.New(errs.KindInvalid, "BAD_FORM", "The field output is not accepted on submit.")
+	ErrBadQuality      = errs.New(errs.KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
+	ErrKeyReused       = errs.New(errs.KindConflict, "IDEMPOTENCY_KEY_REUSED", "This idempotency key was used for a different request.")
+	ErrFalNotConfigure = errs.New(errs.KindUnavailable, "FAL_NOT_CONFIGURED", "This tool needs the fal engine, which is not configured.")
+	ErrSubmitFailed    = errs.New(errs.KindInternal, "SUBMIT_FAILED", "The develop could not be queued; nothing was charged.")
+	ErrBadSince        = errs.New(errs.KindInvalid, "BAD_SINCE", "since must be a whole number of at least 0.")
+	ErrBadState        = errs.New(errs.KindInvalid, "BAD_STATE", "state must be active or all.")
+	ErrBadLimit        = errs.New(errs.KindInvalid, "BAD_LIMIT", "limit must be a whole number from 1 to 100.")
+	ErrNoInputs        = errs.New(errs.KindUnprocessable, "NO_INPUTS", "The frame's inputs are gone, so it cannot be developed again.")
+	ErrUnknownToolRun  = errs.New(errs.KindUnprocessable, "UNKNOWN_TOOL", "The frame's tool is no longer offered.")
+)
+
+// Roles are the input roles each submit tool takes (DECISIONS §5): the
+// required ones first, then the optional ones.
+var Roles = map[string]struct{ Required, Optional []string }{
+	"upscale":            {Required: []string{"image"}},
+	"reframe":            {Required: []string{"image"}},
+	"camera-lens":        {Required: []string{"image"}},
+	"iron":               {Required: []string{"image"}},
+	"packshot":           {Required: []string{"image"}, Optional: []string{"background"}},
+	"harmonize":          {Required: []string{"image", "background"}},
+	"tryon":              {Required: []string{"model", "garment"}},
+	"cleanup":            {Required: []string{"image", "mask"}},
+	"color-change":       {Required: []string{"image"}, Optional: []string{"mask"}},
+	"fit-adjust":         {Required: []string{"image"}},
+	"generate-character": {Optional: []string{"image"}},
+	"lookbook-video":     {Required: []string{"image"}},
+	"remove-background":  {Required: []string{"image"}},
+}
+
+// SubmitTools lists the tools the submit route accepts, sorted.
+func SubmitTools() []string {
+	out := make([]string, 0, len(Roles))
+	for t := range Roles {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// IsRole reports whether name is an input role of the tool.
+func IsRole(tool, name string) bool {
+	r := Roles[tool]
+	return slices.Contains(r.Required, name) || slices.Contains(r.Optional, name)
+}
+
+// Fingerprint identifies a request for idempotency: the tool, the tier,
+// the inputs (by the digest of their bytes or their asset id) and the params.
+func Fingerprint(tool string, tier Tier, inputs []string, params map[string]string) string {
+	h := sha256.New()
+	write := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
+	write(tool)
+	write(string(tier))
+	ins := slices.Clone(inputs)
+	slices.Sort(ins)
+	for _, in := range ins {
+		write(in)
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		write(k + "=" + params[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ResultURL is the file route of an asset.
+func ResultURL(assetID string) string {
+	if assetID == "" {
+		return ""
+	}
+	return "/api/toolkit/assets/" + assetID + "/file"
+}
+
+// CleanParams drops reserved names and trims values.
+func CleanParams(in map[string]string) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		if slices.Contains(Reserved, k) {
+			continue
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out
+}
