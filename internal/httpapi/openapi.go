@@ -718,4 +718,3 @@ func validJSONName(name string) bool {
 	}
 	return true
 }
-
