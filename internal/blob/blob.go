@@ -2,17 +2,28 @@
 // default, in an S3-compatible bucket when BLOB_URL says so. Keys are
 // derived from ids by the callers (e.g. "assets/<house>/<asset id>"), never
 // from user input.
+//
+// Open picks the store from the configuration; NewDisk and NewS3 build one
+// directly. Both stores pass the same conformance suite (store_test.go).
 package blob
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNotFound reports a key with no bytes.
 var ErrNotFound = errors.New("blob: not found")
+
+// ErrBadKey reports a key that is not a clean relative slash path (see
+// CheckKey). Keys come from ids, so this is a programming error.
+var ErrBadKey = errors.New("blob: bad key")
 
 // Info describes stored bytes.
 type Info struct {
@@ -21,16 +32,18 @@ type Info struct {
 }
 
 // Object is stored bytes opened for reading. It seeks, so it can be served
-// with http.ServeContent (ranges, conditional requests).
+// with http.ServeContent (ranges, conditional requests). An Object is not
+// safe for concurrent use.
 type Object interface {
 	io.ReadSeekCloser
 	Info() Info
 }
 
-// Store keeps bytes by key.
+// Store keeps bytes by key. Its methods are safe for concurrent use.
 type Store interface {
 	// Put stores r's bytes under key atomically: a reader sees the old
-	// bytes or the new, never a part. It returns the size written.
+	// bytes or the new, never a part. It returns the size written. When r
+	// fails or ctx ends first, nothing is stored and the old bytes stay.
 	Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	// Open opens the bytes under key; ErrNotFound when there are none.
 	Open(ctx context.Context, key string) (Object, error)
@@ -38,4 +51,90 @@ type Store interface {
 	Stat(ctx context.Context, key string) (Info, error)
 	// Delete removes the bytes under key; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
+	// Close releases the store (the disk store's directory handle, the S3
+	// store's idle connections). Objects already opened stay readable.
+	Close() error
+}
+
+// Open returns the store that blobURL names: the disk store in
+// <dataDir>/blobs when blobURL is empty, the S3 store for an s3:// URL (see
+// ParseURL), an error for anything else. The caller closes the store.
+func Open(ctx context.Context, blobURL, dataDir string) (Store, error) {
+	if blobURL == "" {
+		if dataDir == "" {
+			return nil, errors.New("blob: no BLOB_URL and no data dir")
+		}
+		return NewDisk(filepath.Join(dataDir, "blobs"))
+	}
+	cfg, err := ParseURL(blobURL)
+	if err != nil {
+		return nil, err
+	}
+	return NewS3(ctx, cfg)
+}
+
+// Key limits, shared by both stores so that a key valid on one is valid on
+// the other: S3 allows 1024 bytes, and a segment leaves room on disk (255
+// bytes a name) for the temporary file's prefix and suffix.
+const (
+	maxKeyLen     = 1024
+	maxSegmentLen = 200
+)
+
+// CheckKey reports whether key is a valid key: a relative slash path of
+// 1 to 1024 bytes of valid UTF-8 whose segments are 1 to 200 bytes long,
+// do not start with a dot (so ".", ".." and the disk store's temporary
+// files are excluded) and hold no backslash or control character. The error
+// wraps ErrBadKey.
+func CheckKey(key string) error {
+	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrBadKey, key, why) }
+	switch {
+	case key == "":
+		return bad("empty")
+	case len(key) > maxKeyLen:
+		return bad("longer than 1024 bytes")
+	case !utf8.ValidString(key):
+		return bad("not UTF-8")
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		switch {
+		case seg == "":
+			return bad("empty segment (leading, trailing or double slash)")
+		case seg[0] == '.':
+			return bad("segment starts with a dot")
+		case len(seg) > maxSegmentLen:
+			return bad("segment longer than 200 bytes")
+		}
+		for _, c := range seg {
+			if c == '\\' || c < 0x20 || c == 0x7f {
+				return bad("backslash or control character")
+			}
+		}
+	}
+	return nil
+}
+
+// ctxReader stops reading once ctx ends, so that a cancelled Put stops at
+// the next chunk even when the source would go on.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// copyBufSize is the chunk size of Put's copy loops: large enough that a
+// 5 MB image takes a few dozen reads.
+const copyBufSize = 256 << 10
+
+// copyCtx copies r to w in copyBufSize chunks until EOF, an error or the end
+// of ctx.
+func copyCtx(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
+	// Hide w's ReadFrom and r's WriteTo: both would bypass ctxReader.
+	return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, make([]byte, copyBufSize))
 }

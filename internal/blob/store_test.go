@@ -1,0 +1,486 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestConformance runs the same behaviour checks against every store: the
+// disk store always, the S3 store when TEST_S3_URL is set. Each check gets
+// a fresh, empty store.
+func TestConformance(t *testing.T) {
+	checks := []struct {
+		name string
+		run  func(t *testing.T, s *testStore)
+	}{
+		{"put and read back", testPutRead},
+		{"overwrite", testOverwrite},
+		{"stat", testStat},
+		{"delete", testDelete},
+		{"delete missing", testDeleteMissing},
+		{"open missing", testOpenMissing},
+		{"seek and read", testSeekRead},
+		{"5 MB", testLarge},
+		{"concurrent puts", testConcurrentPuts},
+		{"failed put leaves nothing", testFailedPut},
+		{"bad keys", testBadKeys},
+		{"serve ranges", testServeContent},
+	}
+	for _, e := range engines() {
+		t.Run(e.name, func(t *testing.T) {
+			if e.skip != "" {
+				t.Skip(e.skip)
+			}
+			for _, c := range checks {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.run(t, e.new(t))
+				})
+			}
+		})
+	}
+}
+
+// randomBytes returns n random bytes.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// mustPut stores data under key and checks the size Put returns.
+func mustPut(t *testing.T, s Store, key string, data []byte) {
+	t.Helper()
+	n, err := s.Put(t.Context(), key, bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("Put(%q): %v", key, err)
+	}
+	if n != int64(len(data)) {
+		t.Fatalf("Put(%q) = %d; want %d", key, n, len(data))
+	}
+}
+
+// readAll opens key and reads it to the end.
+func readAll(t *testing.T, s Store, key string) []byte {
+	t.Helper()
+	o, err := s.Open(t.Context(), key)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", key, err)
+	}
+	defer o.Close()
+	b, err := io.ReadAll(o)
+	if err != nil {
+		t.Fatalf("read %q: %v", key, err)
+	}
+	if o.Info().Size != int64(len(b)) {
+		t.Errorf("Open(%q).Info().Size = %d; read %d bytes", key, o.Info().Size, len(b))
+	}
+	return b
+}
+
+func wantNoLeftovers(t *testing.T, s *testStore, want ...string) {
+	t.Helper()
+	got := s.leftovers(t)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("store holds %q; want %q", got, want)
+	}
+}
+
+func testPutRead(t *testing.T, s *testStore) {
+	for _, size := range []int{0, 1, 1000, 300_000} {
+		key := fmt.Sprintf("assets/house-1/%d.bin", size)
+		data := randomBytes(size)
+		mustPut(t, s, key, data)
+		if got := readAll(t, s, key); !bytes.Equal(got, data) {
+			t.Errorf("%s: read back %d bytes that differ from the %d put", key, len(got), len(data))
+		}
+	}
+}
+
+func testOverwrite(t *testing.T, s *testStore) {
+	mustPut(t, s, "k", randomBytes(10_000))
+	mustPut(t, s, "k", []byte("new"))
+	if got := readAll(t, s, "k"); string(got) != "new" {
+		t.Errorf("after overwrite read %q; want %q", got, "new")
+	}
+	info, err := s.Stat(t.Context(), "k")
+	if err != nil || info.Size != 3 {
+		t.Errorf("Stat = %+v, %v; want size 3", info, err)
+	}
+	wantNoLeftovers(t, s, prefixed(s, "k")...)
+}
+
+// prefixed returns what leftovers lists for keys: the key itself on disk,
+// "s3:"+key on S3.
+func prefixed(s *testStore, keys ...string) []string {
+	if _, ok := s.Store.(*S3); !ok {
+		return keys
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = "s3:" + k
+	}
+	return out
+}
+
+func testStat(t *testing.T, s *testStore) {
+	before := time.Now()
+	mustPut(t, s, "a/b/c", randomBytes(1234))
+	after := time.Now()
+	info, err := s.Stat(t.Context(), "a/b/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// S3 keeps whole seconds; allow for that and a little clock skew.
+	if info.Size != 1234 || info.ModTime.Before(before.Add(-2*time.Second)) || info.ModTime.After(after.Add(2*time.Second)) {
+		t.Errorf("Stat = %+v; want size 1234 and a time within [%v, %v]", info, before, after)
+	}
+	o, err := s.Open(t.Context(), "a/b/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if got := o.Info(); got.Size != info.Size || !got.ModTime.Equal(info.ModTime) {
+		t.Errorf("Open().Info() = %+v; Stat = %+v", got, info)
+	}
+}
+
+func testDelete(t *testing.T, s *testStore) {
+	mustPut(t, s, "x/1", []byte("one"))
+	mustPut(t, s, "x/2", []byte("two"))
+	if err := s.Delete(t.Context(), "x/1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(t.Context(), "x/1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Open after Delete: %v; want ErrNotFound", err)
+	}
+	if _, err := s.Stat(t.Context(), "x/1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Stat after Delete: %v; want ErrNotFound", err)
+	}
+	if got := readAll(t, s, "x/2"); string(got) != "two" {
+		t.Errorf("the other key reads %q", got)
+	}
+	wantNoLeftovers(t, s, prefixed(s, "x/2")...)
+}
+
+func testDeleteMissing(t *testing.T, s *testStore) {
+	mustPut(t, s, "dir/file", []byte("x"))
+	for _, key := range []string{"never/was", "dir", "dir/file/below", "dir/file", "dir/file"} {
+		if err := s.Delete(t.Context(), key); err != nil {
+			t.Errorf("Delete(%q): %v; want nil", key, err)
+		}
+	}
+	wantNoLeftovers(t, s)
+}
+
+func testOpenMissing(t *testing.T, s *testStore) {
+	mustPut(t, s, "dir/file", []byte("x"))
+	// "dir" is a folder on disk, "dir/file/below" has a file for a parent.
+	for _, key := range []string{"missing", "no/such/dir/key", "dir", "dir/file/below", "dir/fil"} {
+		if _, err := s.Open(t.Context(), key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Open(%q): %v; want ErrNotFound", key, err)
+		}
+		if _, err := s.Stat(t.Context(), key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Stat(%q): %v; want ErrNotFound", key, err)
+		}
+	}
+}
+
+func testSeekRead(t *testing.T, s *testStore) {
+	const size = 100_000
+	data := randomBytes(size)
+	mustPut(t, s, "seek", data)
+	o, err := s.Open(t.Context(), "seek")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	// The steps run in order on one Object. read < 0 reads to the end.
+	steps := []struct {
+		name    string
+		offset  int64
+		whence  int
+		wantPos int64
+		read    int
+		want    []byte
+		wantErr bool
+	}{
+		{name: "end", offset: 0, whence: io.SeekEnd, wantPos: size},
+		{name: "read at end", offset: 0, whence: io.SeekCurrent, wantPos: size, read: 1, want: []byte{}},
+		{name: "start+10", offset: 10, whence: io.SeekStart, wantPos: 10, read: 20, want: data[10:30]},
+		{name: "current+5", offset: 5, whence: io.SeekCurrent, wantPos: 35, read: 10, want: data[35:45]},
+		{name: "current-45", offset: -45, whence: io.SeekCurrent, wantPos: 0, read: 3, want: data[:3]},
+		{name: "same place keeps reading", offset: 0, whence: io.SeekCurrent, wantPos: 3, read: 4, want: data[3:7]},
+		{name: "end-10 to the end", offset: -10, whence: io.SeekEnd, wantPos: size - 10, read: -1, want: data[size-10:]},
+		{name: "middle to the end", offset: size / 2, whence: io.SeekStart, wantPos: size / 2, read: -1, want: data[size/2:]},
+		{name: "past the end", offset: size + 10, whence: io.SeekStart, wantPos: size + 10, read: 1, want: []byte{}},
+		{name: "negative", offset: -1, whence: io.SeekStart, wantErr: true},
+		{name: "bad whence", offset: 0, whence: 7, wantErr: true},
+		{name: "back to start, all", offset: 0, whence: io.SeekStart, wantPos: 0, read: -1, want: data},
+	}
+	for _, st := range steps {
+		pos, err := o.Seek(st.offset, st.whence)
+		if st.wantErr {
+			if err == nil {
+				t.Errorf("%s: Seek(%d, %d) = %d; want an error", st.name, st.offset, st.whence, pos)
+			}
+			continue
+		}
+		if err != nil || pos != st.wantPos {
+			t.Fatalf("%s: Seek(%d, %d) = %d, %v; want %d", st.name, st.offset, st.whence, pos, err, st.wantPos)
+		}
+		var got []byte
+		switch {
+		case st.read < 0:
+			got, err = io.ReadAll(o)
+		case st.read > 0:
+			got = make([]byte, st.read)
+			var n int
+			n, err = io.ReadFull(o, got)
+			got = got[:n]
+			if n == 0 && err == io.EOF {
+				err = nil // wanted: nothing left
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: read: %v", st.name, err)
+		}
+		if !bytes.Equal(got, st.want) {
+			t.Errorf("%s: read %d bytes %x...; want %d bytes", st.name, len(got), got[:min(len(got), 8)], len(st.want))
+		}
+	}
+}
+
+func testLarge(t *testing.T, s *testStore) {
+	data := randomBytes(5 << 20)
+	mustPut(t, s, "large/5mb", data)
+	o, err := s.Open(t.Context(), "large/5mb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha256.Sum256(data); n != int64(len(data)) || !bytes.Equal(h.Sum(nil), want[:]) {
+		t.Errorf("read %d bytes with sha256 %x; want %d with %x", n, h.Sum(nil), len(data), want)
+	}
+}
+
+func testConcurrentPuts(t *testing.T, s *testStore) {
+	const writers = 8
+	datas := make([][]byte, writers)
+	for i := range datas {
+		datas[i] = randomBytes(200_000 + i)
+	}
+	// Different keys, and all writers on one more key at once.
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*writers)
+	for i, d := range datas {
+		wg.Go(func() {
+			if _, err := s.Put(t.Context(), fmt.Sprintf("c/%d", i), bytes.NewReader(d)); err != nil {
+				errs <- err
+			}
+		})
+		wg.Go(func() {
+			if _, err := s.Put(t.Context(), "c/shared", bytes.NewReader(d)); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i, d := range datas {
+		if got := readAll(t, s, fmt.Sprintf("c/%d", i)); !bytes.Equal(got, d) {
+			t.Errorf("c/%d: read %d bytes that differ from the %d put", i, len(got), len(d))
+		}
+	}
+	shared := readAll(t, s, "c/shared")
+	whole := false
+	for _, d := range datas {
+		whole = whole || bytes.Equal(shared, d)
+	}
+	if !whole {
+		t.Errorf("c/shared holds %d bytes that are none of the writers' whole bytes", len(shared))
+	}
+	if got := len(s.leftovers(t)); got != writers+1 {
+		t.Errorf("store holds %d files; want %d: %q", got, writers+1, s.leftovers(t))
+	}
+}
+
+var errBoom = errors.New("boom")
+
+// failAfter yields n random bytes and then fails with err.
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, f.err
+	}
+	n := min(len(p), f.n)
+	rand.Read(p[:n])
+	f.n -= n
+	return n, nil
+}
+
+// cancelAfter yields random bytes forever and calls cancel once n are out.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		c.cancel()
+	}
+	rand.Read(p)
+	c.n -= len(p)
+	return len(p), nil
+}
+
+func testFailedPut(t *testing.T, s *testStore) {
+	mustPut(t, s, "old", []byte("old bytes"))
+	tests := []struct {
+		name    string
+		key     string
+		reader  func(cancel context.CancelFunc) io.Reader
+		early   bool // cancel before Put
+		wantErr error
+	}{
+		{"reader fails mid-way", "new", func(context.CancelFunc) io.Reader { return &failAfter{n: 1 << 20, err: errBoom} }, false, errBoom},
+		{"reader fails over old bytes", "old", func(context.CancelFunc) io.Reader { return &failAfter{n: 1 << 20, err: errBoom} }, false, errBoom},
+		{"reader fails at once", "new/deeper/key", func(context.CancelFunc) io.Reader { return &failAfter{err: errBoom} }, false, errBoom},
+		{"context cancelled mid-way", "new", func(c context.CancelFunc) io.Reader { return &cancelAfter{n: 1 << 20, cancel: c} }, false, context.Canceled},
+		{"context cancelled over old bytes", "old", func(c context.CancelFunc) io.Reader { return &cancelAfter{n: 1 << 20, cancel: c} }, false, context.Canceled},
+		{"context cancelled before", "new", func(context.CancelFunc) io.Reader { return bytes.NewReader([]byte("never")) }, true, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.early {
+				cancel()
+			}
+			n, err := s.Put(ctx, tt.key, tt.reader(cancel))
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("Put = %d, %v; want %v", n, err, tt.wantErr)
+			}
+			if got := readAll(t, s, "old"); string(got) != "old bytes" {
+				t.Errorf("old reads %q after a failed put", got)
+			}
+			if _, err := s.Stat(t.Context(), tt.key); tt.key != "old" && !errors.Is(err, ErrNotFound) {
+				t.Errorf("Stat(%q) after a failed put: %v; want ErrNotFound", tt.key, err)
+			}
+			wantNoLeftovers(t, s, prefixed(s, "old")...)
+		})
+	}
+}
+
+func testBadKeys(t *testing.T, s *testStore) {
+	for _, key := range badKeys {
+		ctx := t.Context()
+		if _, err := s.Put(ctx, key, bytes.NewReader([]byte("x"))); !errors.Is(err, ErrBadKey) {
+			t.Errorf("Put(%q): %v; want ErrBadKey", key, err)
+		}
+		if _, err := s.Open(ctx, key); !errors.Is(err, ErrBadKey) {
+			t.Errorf("Open(%q): %v; want ErrBadKey", key, err)
+		}
+		if _, err := s.Stat(ctx, key); !errors.Is(err, ErrBadKey) {
+			t.Errorf("Stat(%q): %v; want ErrBadKey", key, err)
+		}
+		if err := s.Delete(ctx, key); !errors.Is(err, ErrBadKey) {
+			t.Errorf("Delete(%q): %v; want ErrBadKey", key, err)
+		}
+	}
+	wantNoLeftovers(t, s)
+}
+
+func testServeContent(t *testing.T, s *testStore) {
+	const size = 10_000
+	data := randomBytes(size)
+	mustPut(t, s, "serve/image.jpg", data)
+	tests := []struct {
+		rangeHeader  string
+		wantStatus   int
+		wantBody     []byte
+		contentRange string
+		wantParts    [][]byte // a multipart/byteranges answer
+	}{
+		{"", http.StatusOK, data, "", nil},
+		{"bytes=0-99", http.StatusPartialContent, data[:100], "bytes 0-99/10000", nil},
+		{"bytes=5000-5009", http.StatusPartialContent, data[5000:5010], "bytes 5000-5009/10000", nil},
+		{"bytes=9990-", http.StatusPartialContent, data[9990:], "bytes 9990-9999/10000", nil},
+		{"bytes=-25", http.StatusPartialContent, data[size-25:], "bytes 9975-9999/10000", nil},
+		{"bytes=9000-20000", http.StatusPartialContent, data[9000:], "bytes 9000-9999/10000", nil},
+		{"bytes=20000-", http.StatusRequestedRangeNotSatisfiable, nil, "bytes */10000", nil},
+		{"bytes=0-1,8000-8002", http.StatusPartialContent, nil, "", [][]byte{data[0:2], data[8000:8003]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rangeHeader, func(t *testing.T) {
+			o, err := s.Open(t.Context(), "serve/image.jpg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			req := httptest.NewRequest(http.MethodGet, "/files/image.jpg", nil)
+			if tt.rangeHeader != "" {
+				req.Header.Set("Range", tt.rangeHeader)
+			}
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", "image/jpeg") // as the asset routes do: no sniffing read
+			http.ServeContent(rec, req, "image.jpg", o.Info().ModTime, o)
+			res := rec.Result()
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d; want %d (body %.100q)", res.StatusCode, tt.wantStatus, body)
+			}
+			if got := res.Header.Get("Content-Range"); got != tt.contentRange {
+				t.Errorf("Content-Range %q; want %q", got, tt.contentRange)
+			}
+			if tt.wantParts == nil {
+				if tt.wantBody != nil && !bytes.Equal(body, tt.wantBody) {
+					t.Errorf("body: %d bytes that differ from the %d wanted", len(body), len(tt.wantBody))
+				}
+				if tt.wantBody != nil && res.Header.Get("Content-Length") != strconv.Itoa(len(tt.wantBody)) {
+					t.Errorf("Content-Length %q; want %d", res.Header.Get("Content-Length"), len(tt.wantBody))
+				}
+				return
+			}
+			_, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+			for i, want := range tt.wantParts {
+				part, err := mr.NextPart()
+				if err != nil {
+					t.Fatalf("part %d: %v", i, err)
+				}
+				if got, _ := io.ReadAll(part); !bytes.Equal(got, want) {
+					t.Errorf("part %d (%s): %x; want %x", i, part.Header.Get("Content-Range"), got, want)
+				}
+			}
+		})
+	}
+}
