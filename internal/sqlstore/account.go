@@ -23,8 +23,12 @@ func (db *DB) CreateUser(ctx context.Context, u account.User, pwHash string, h a
 		if err != nil {
 			return err
 		}
+		personal := 0
+		if h.Personal {
+			personal = 1
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO organizations (id, name, personal, founder_user_id, created_at)
-			VALUES (?, ?, ?, ?, ?)`, h.ID, h.Name, h.Personal, h.FounderUserID, h.CreatedAt.UnixMilli()); err != nil {
+			VALUES (?, ?, ?, ?, ?)`, h.ID, h.Name, personal, h.FounderUserID, h.CreatedAt.UnixMilli()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO seats (organization_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)`,

@@ -232,3 +232,13 @@ func (db *DB) writer() *Tx { return &Tx{db: db, q: db.w} }
 func (db *DB) RawExec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return db.writer().Exec(ctx, query, args...)
 }
+
+// Pool is the writer pool, for statements outside a store method's
+// transaction, such as pg_notify after a commit.
+func (db *DB) Pool() *sql.DB { return db.w }
+
+// QueryTest scans one row of a read query into dest. Tests use it to look
+// at rows no store method exposes.
+func (db *DB) QueryTest(ctx context.Context, query string, dest ...any) error {
+	return db.read().QueryRow(ctx, query).Scan(dest...)
+}

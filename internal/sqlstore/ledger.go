@@ -1,0 +1,745 @@
+package sqlstore
+
+// The token ledger (DECISIONS §4, ARCHITECTURE "The ledger"). Tables are in
+// migrations/00002_ledger.sql; the rules are in package ledger's doc.
+//
+// Exported methods each run one transaction. The job engine composes the
+// unexported *Tx building blocks inside its own transactions, so that a hold
+// and its job row commit together or not at all:
+//
+//	db.write(ctx, func(tx *Tx) error {
+//		if err := db.takeHoldTx(ctx, tx, house, hold); err != nil {
+//			return err // ledger.ErrInsufficientTokens: nothing is written
+//		}
+//		return insertJob(ctx, tx, house, job)
+//	})
+//
+// Every ledger write of a house first takes the house's lock (lockHouse), so
+// the check-and-reserve of a hold cannot interleave with another ledger
+// write of the same house on either engine.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+
+	"studio/internal/account"
+	"studio/internal/errs"
+	"studio/internal/ledger"
+	"studio/internal/ts"
+)
+
+func init() { openHouseHooks = append(openHouseHooks, openLedger) }
+
+// openLedger writes a new house's opening state inside the sign-up
+// transaction: the trial plan and the sign-up grant, which expires with the
+// trial (DECISIONS §4).
+func openLedger(ctx context.Context, db *DB, tx *Tx, h account.House) error {
+	start := h.CreatedAt
+	if start.IsZero() {
+		start = ts.Of(db.now())
+	}
+	end := ts.Of(start.Add(ledger.TrialLength))
+	if _, err := tx.Exec(ctx, `INSERT INTO plans (organization_id, tier, status, period_start, renews_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, h.ID, ledger.TierTrial, ledger.Trialing, start.UnixMilli(), end.UnixMilli(),
+		start.UnixMilli(), start.UnixMilli()); err != nil {
+		return err
+	}
+	c := ledger.NewGrant(ledger.SignupTokens, ledger.SourceSignup, &end)
+	c.CreatedAt = start
+	return db.addCreditTx(ctx, tx, h.ID, c)
+}
+
+// lockHouse serialises the ledger writes of one house, and answers NOT_FOUND
+// for a house that does not exist.
+//
+// Why a lock: taking a hold reads the house's live credits, checks their sum
+// covers the request, and reserves tokens credit by credit. Two holds racing
+// for the last tokens must not both read the same amounts.
+//
+//   - SQLite: every write transaction is BEGIN IMMEDIATE on the one writer
+//     connection, so write transactions never overlap; the SELECT only checks
+//     the house exists.
+//   - PostgreSQL: SELECT ... FOR NO KEY UPDATE on the house row makes each
+//     ledger write of the house wait until the one before it commits, so the
+//     amounts read are the amounts written against. NO KEY UPDATE rather than
+//     UPDATE: it does not block inserts elsewhere that merely reference the
+//     house through a foreign key (those take KEY SHARE). The per-house event
+//     counter (ARCHITECTURE, step 6) updates the same row and so takes the
+//     same lock; a transaction that does both holds one lock, not two.
+//
+// The lock is per house: houses never wait for each other. The conditional
+// updates below (available >= ?, state = 'pending') and the schema's CHECK
+// constraints stay as a second line of defence; under the lock they never fire.
+func (db *DB) lockHouse(ctx context.Context, tx *Tx, house string) error {
+	q := `SELECT id FROM organizations WHERE id = ?`
+	if db.engine == Postgres {
+		q += ` FOR NO KEY UPDATE`
+	}
+	var id string
+	return notFound(tx.QueryRow(ctx, q, house).Scan(&id))
+}
+
+// AddCredit adds a grant or a top-up to the house.
+func (db *DB) AddCredit(ctx context.Context, house string, c ledger.Credit) error {
+	return db.write(ctx, func(tx *Tx) error { return db.addCreditTx(ctx, tx, house, c) })
+}
+
+// CreditPersonalHouse adds a credit to the personal house the user founded
+// and returns the house; NOT_FOUND when the user has none (or does not exist).
+func (db *DB) CreditPersonalHouse(ctx context.Context, userID string, c ledger.Credit) (string, error) {
+	var house string
+	err := db.write(ctx, func(tx *Tx) error {
+		err := tx.QueryRow(ctx, `SELECT id FROM organizations WHERE founder_user_id = ? AND personal = 1
+			ORDER BY created_at, id LIMIT 1`, userID).Scan(&house)
+		if err != nil {
+			return notFound(err)
+		}
+		return db.addCreditTx(ctx, tx, house, c)
+	})
+	return house, err
+}
+
+// addCreditTx adds a credit inside tx; a credit whose reference was already
+// credited is ledger.ErrCreditExists.
+func (db *DB) addCreditTx(ctx context.Context, tx *Tx, house string, c ledger.Credit) error {
+	switch {
+	case c.ID == "" || c.Tokens < 1:
+		return fmt.Errorf("ledger: credit %q of %d tokens", c.ID, c.Tokens)
+	case c.Kind != ledger.Grant && c.Kind != ledger.TopUp:
+		return fmt.Errorf("ledger: credit kind %q", c.Kind)
+	case c.Kind == ledger.TopUp && c.ExpiresAt != nil:
+		return fmt.Errorf("ledger: a top-up never expires")
+	}
+	if err := db.lockHouse(ctx, tx, house); err != nil {
+		return err
+	}
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = ts.Of(db.now())
+	}
+	var expires sql.NullInt64
+	if c.ExpiresAt != nil {
+		expires = sql.NullInt64{Int64: c.ExpiresAt.UnixMilli(), Valid: true}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO ledger_credits (id, organization_id, kind, source, amount, available, expires_at,
+		reference, reason, granted_by_user_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, house, c.Kind, c.Source, c.Tokens, c.Tokens, expires, nullStr(c.Reference), nullStr(c.Reason),
+		nullStr(c.GrantedBy), created.UnixMilli())
+	if errors.Is(err, errUnique) {
+		return ledger.ErrCreditExists
+	}
+	return err
+}
+
+// The hot statements of the ledger, named so a test can hold their query
+// plans to the live rows (ledger_plan_test.go): a house's spent history,
+// which only grows, is never read to take, post or void a hold, or to read
+// the balance.
+const (
+	// qLiveCredits lists live credits in spending order (house, now).
+	qLiveCredits = `SELECT id, available FROM ledger_credits
+		WHERE organization_id = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)
+		ORDER BY CASE kind WHEN 'grant' THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 1 ELSE 0 END,
+			expires_at, created_at, id`
+	// qLiveSums sums the unreserved tokens of live credits by kind (house, now).
+	qLiveSums = `SELECT kind, CAST(SUM(available) AS BIGINT) FROM ledger_credits
+		WHERE organization_id = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)
+		GROUP BY kind`
+	// qHeldSums sums what pending holds reserved, by the kind of credit (house).
+	qHeldSums = `SELECT c.kind, CAST(SUM(r.tokens) AS BIGINT)
+		FROM ledger_holds h
+		JOIN ledger_hold_credits r ON r.hold_id = h.id AND r.organization_id = h.organization_id
+		JOIN ledger_credits c ON c.organization_id = r.organization_id AND c.id = r.credit_id
+		WHERE h.organization_id = ? AND h.state = 'pending'
+		GROUP BY c.kind`
+	// qOpenHolds lists pending holds, newest first (house).
+	qOpenHolds = `SELECT job_id, tokens, created_at FROM ledger_holds
+		WHERE organization_id = ? AND state = 'pending' ORDER BY created_at DESC, id DESC`
+	// qResolveHold moves a pending hold to posted or voided (state, now, house, hold).
+	qResolveHold = `UPDATE ledger_holds SET state = ?, resolved_at = ?
+		WHERE organization_id = ? AND id = ? AND state = 'pending'`
+	// qPostDebits copies a hold's reservations into debits (now, house, hold).
+	qPostDebits = `INSERT INTO ledger_debits (hold_id, credit_id, organization_id, tokens, created_at)
+		SELECT hold_id, credit_id, organization_id, tokens, ? FROM ledger_hold_credits
+		WHERE organization_id = ? AND hold_id = ?`
+	// qVoidReturn gives a hold's reservations back to their credits (hold, house, house, hold).
+	qVoidReturn = `UPDATE ledger_credits SET available = available + (
+			SELECT r.tokens FROM ledger_hold_credits r
+			WHERE r.organization_id = ledger_credits.organization_id AND r.hold_id = ? AND r.credit_id = ledger_credits.id)
+		WHERE organization_id = ? AND id IN (
+			SELECT credit_id FROM ledger_hold_credits WHERE organization_id = ? AND hold_id = ?)`
+)
+
+// liveCredit is a credit a hold may draw on, in spending order.
+type liveCredit struct {
+	id        string
+	available int64
+	reserved  int64 // by the holds being taken
+}
+
+// liveCreditsTx lists the house's unexpired credits with unreserved tokens in
+// spending order: grants before top-ups; among grants the soonest expiry
+// first and a grant that never expires last; then oldest first.
+func (db *DB) liveCreditsTx(ctx context.Context, tx *Tx, house string, now int64) ([]liveCredit, error) {
+	rows, err := tx.Query(ctx, qLiveCredits, house, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []liveCredit
+	for rows.Next() {
+		var c liveCredit
+		if err := rows.Scan(&c.id, &c.available); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TakeHold reserves tokens for one hold; see takeHoldsTx.
+func (db *DB) TakeHold(ctx context.Context, house string, h ledger.Hold) error {
+	return db.TakeHolds(ctx, house, []ledger.Hold{h})
+}
+
+// TakeHolds reserves tokens for every hold or for none (multi-frame
+// requests); see takeHoldsTx.
+func (db *DB) TakeHolds(ctx context.Context, house string, hs []ledger.Hold) error {
+	return db.write(ctx, func(tx *Tx) error { return db.takeHoldsTx(ctx, tx, house, hs) })
+}
+
+// takeHoldTx reserves tokens for one hold inside tx; see takeHoldsTx.
+func (db *DB) takeHoldTx(ctx context.Context, tx *Tx, house string, h ledger.Hold) error {
+	return db.takeHoldsTx(ctx, tx, house, []ledger.Hold{h})
+}
+
+// takeHoldsTx writes the holds as pending and reserves their tokens from
+// the house's live credits in spending order, all or nothing. When the
+// spendable balance is below the sum of the holds it writes nothing and
+// answers ledger.ErrInsufficientTokens with need (the sum) and spendable.
+// A second hold for a job, or a reused hold id, is ledger.ErrHoldExists;
+// as with any failed statement, the caller's transaction must then be
+// rolled back (PostgreSQL refuses further statements in it).
+func (db *DB) takeHoldsTx(ctx context.Context, tx *Tx, house string, hs []ledger.Hold) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	var need int64
+	for _, h := range hs {
+		if h.ID == "" || h.Tokens < 1 || need+h.Tokens < need {
+			return fmt.Errorf("ledger: hold %q of %d tokens", h.ID, h.Tokens)
+		}
+		need += h.Tokens
+	}
+	if err := db.lockHouse(ctx, tx, house); err != nil {
+		return err
+	}
+	now := db.nowMs()
+	credits, err := db.liveCreditsTx(ctx, tx, house, now)
+	if err != nil {
+		return err
+	}
+	var spendable int64
+	for _, c := range credits {
+		spendable += c.available
+	}
+	if need > spendable {
+		return ledger.Insufficient(need, spendable)
+	}
+	next := 0 // the first credit with tokens left
+	for _, h := range hs {
+		created := now
+		if !h.CreatedAt.IsZero() {
+			created = h.CreatedAt.UnixMilli()
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO ledger_holds (id, organization_id, job_id, tokens, state, user_id, created_at)
+			VALUES (?, ?, ?, ?, 'pending', ?, ?)`, h.ID, house, nullStr(h.JobID), h.Tokens, nullStr(h.UserID), created)
+		if errors.Is(err, errUnique) {
+			return errs.Wrap(ledger.ErrHoldExists, err)
+		}
+		if err != nil {
+			return err
+		}
+		for left := h.Tokens; left > 0; {
+			if next == len(credits) {
+				return fmt.Errorf("ledger: house %s ran out of credits while reserving %d covered tokens", house, need)
+			}
+			c := &credits[next]
+			n := min(left, c.available-c.reserved)
+			if _, err := tx.Exec(ctx, `INSERT INTO ledger_hold_credits (hold_id, credit_id, organization_id, tokens)
+				VALUES (?, ?, ?, ?)`, h.ID, c.id, house, n); err != nil {
+				return err
+			}
+			c.reserved += n
+			left -= n
+			if c.reserved == c.available {
+				next++
+			}
+		}
+	}
+	for _, c := range credits {
+		if c.reserved == 0 {
+			continue
+		}
+		res, err := tx.Exec(ctx, `UPDATE ledger_credits SET available = available - ?
+			WHERE organization_id = ? AND id = ? AND available >= ?`, c.reserved, house, c.id, c.reserved)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("ledger: credit %s of house %s changed under the house lock (%d rows, %v)", c.id, house, n, err)
+		}
+	}
+	return nil
+}
+
+// PostHold settles a pending hold: the tokens it reserved are debited from
+// the credits it reserved them on. See resolveHoldTx for a hold that is
+// already resolved.
+func (db *DB) PostHold(ctx context.Context, house, holdID string) error {
+	return db.write(ctx, func(tx *Tx) error { return db.postHoldTx(ctx, tx, house, holdID) })
+}
+
+// VoidHold releases a pending hold: the tokens it reserved return to their
+// credits. See resolveHoldTx for a hold that is already resolved.
+func (db *DB) VoidHold(ctx context.Context, house, holdID string) error {
+	return db.write(ctx, func(tx *Tx) error { return db.voidHoldTx(ctx, tx, house, holdID) })
+}
+
+// postHoldTx posts the hold inside tx; see resolveHoldTx.
+func (db *DB) postHoldTx(ctx context.Context, tx *Tx, house, holdID string) error {
+	return db.resolveHoldTx(ctx, tx, house, holdID, ledger.Posted)
+}
+
+// voidHoldTx voids the hold inside tx; see resolveHoldTx.
+func (db *DB) voidHoldTx(ctx context.Context, tx *Tx, house, holdID string) error {
+	return db.resolveHoldTx(ctx, tx, house, holdID, ledger.Voided)
+}
+
+// resolveHoldTx moves a pending hold to posted or voided, exactly once. The
+// move is a conditional update (state = 'pending'), so of two racing
+// resolutions one wins; the other, and any later one, changes nothing and
+// answers ledger.ErrHoldResolved carrying "state", the resolution that won.
+// That answer leaves tx usable. A hold the house does not have is NOT_FOUND.
+func (db *DB) resolveHoldTx(ctx context.Context, tx *Tx, house, holdID string, to ledger.HoldState) error {
+	if to != ledger.Posted && to != ledger.Voided {
+		return fmt.Errorf("ledger: resolve a hold to %q", to)
+	}
+	if err := db.lockHouse(ctx, tx, house); err != nil {
+		return err
+	}
+	now := db.nowMs()
+	res, err := tx.Exec(ctx, qResolveHold, to, now, house, holdID)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		var state string
+		if err := tx.QueryRow(ctx, `SELECT state FROM ledger_holds WHERE organization_id = ? AND id = ?`,
+			house, holdID).Scan(&state); err != nil {
+			return notFound(err)
+		}
+		return errs.With(ledger.ErrHoldResolved, "state", state)
+	}
+	if to == ledger.Posted {
+		_, err = tx.Exec(ctx, qPostDebits, now, house, holdID)
+		return err
+	}
+	_, err = tx.Exec(ctx, qVoidReturn, holdID, house, house, holdID)
+	return err
+}
+
+const holdCols = `id, job_id, tokens, state, user_id, created_at, resolved_at`
+
+func scanHold(row interface{ Scan(...any) error }) (ledger.Hold, error) {
+	var h ledger.Hold
+	var job, user sql.NullString
+	var created int64
+	var resolved sql.NullInt64
+	if err := row.Scan(&h.ID, &job, &h.Tokens, &h.State, &user, &created, &resolved); err != nil {
+		return ledger.Hold{}, notFound(err)
+	}
+	h.JobID, h.UserID = job.String, user.String
+	h.CreatedAt = ts.Milli(created)
+	h.ResolvedAt = tsPtr(resolved)
+	return h, nil
+}
+
+// Hold returns one hold of the house.
+func (db *DB) Hold(ctx context.Context, house, holdID string) (ledger.Hold, error) {
+	return scanHold(db.read().QueryRow(ctx, `SELECT `+holdCols+` FROM ledger_holds WHERE organization_id = ? AND id = ?`,
+		house, holdID))
+}
+
+// JobHold returns the hold of a job of the house.
+func (db *DB) JobHold(ctx context.Context, house, jobID string) (ledger.Hold, error) {
+	return db.jobHoldTx(ctx, db.read(), house, jobID)
+}
+
+// jobHoldTx returns the hold of a job inside tx.
+func (db *DB) jobHoldTx(ctx context.Context, tx *Tx, house, jobID string) (ledger.Hold, error) {
+	return scanHold(tx.QueryRow(ctx, `SELECT `+holdCols+` FROM ledger_holds WHERE organization_id = ? AND job_id = ?`,
+		house, jobID))
+}
+
+// snapshotRead runs fn in a read-only transaction on the read pool, so that
+// its statements see one committed state: REPEATABLE READ on PostgreSQL, a
+// deferred read transaction (one WAL snapshot) on SQLite.
+func (db *DB) snapshotRead(ctx context.Context, fn func(*Tx) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.engine == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	sqlTx, err := db.r.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin read: %w", translate(err))
+	}
+	defer func() { _ = sqlTx.Rollback() }()
+	return fn(&Tx{db: db, q: sqlTx})
+}
+
+// Balance derives the house's balance parts and lists its open holds,
+// newest first, from one consistent snapshot.
+func (db *DB) Balance(ctx context.Context, house string) (ledger.Balance, error) {
+	var b ledger.Balance
+	err := db.snapshotRead(ctx, func(tx *Tx) error {
+		var err error
+		b, err = db.balanceTx(ctx, tx, house, db.nowMs())
+		return err
+	})
+	return b, err
+}
+
+// sumByKind runs a query of (kind, sum) rows.
+func sumByKind(ctx context.Context, tx *Tx, q string, args ...any) (grant, topup int64, err error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind ledger.CreditKind
+		var n int64
+		if err := rows.Scan(&kind, &n); err != nil {
+			return 0, 0, err
+		}
+		switch kind {
+		case ledger.Grant:
+			grant += n
+		case ledger.TopUp:
+			topup += n
+		}
+	}
+	return grant, topup, rows.Err()
+}
+
+// balanceTx derives the balance at instant now (Unix ms):
+//
+//	grant   = unreserved tokens of unexpired grants + tokens pending holds reserved from grants
+//	topup   = unreserved tokens of top-ups          + tokens pending holds reserved from top-ups
+//	held    = the sum of pending holds
+//	balance = grant + topup - held = the unreserved tokens of live credits
+//
+// Tokens a pending hold reserved stay in their part even when their grant
+// expires meanwhile, so held never exceeds grant + topup and balance >= 0.
+func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (ledger.Balance, error) {
+	liveGrant, liveTopup, err := sumByKind(ctx, tx, qLiveSums, house, now)
+	if err != nil {
+		return ledger.Balance{}, err
+	}
+	heldGrant, heldTopup, err := sumByKind(ctx, tx, qHeldSums, house)
+	if err != nil {
+		return ledger.Balance{}, err
+	}
+	rows, err := tx.Query(ctx, qOpenHolds, house)
+	if err != nil {
+		return ledger.Balance{}, err
+	}
+	defer rows.Close()
+	b := ledger.Balance{Holds: []ledger.HeldTokens{}}
+	for rows.Next() {
+		var h ledger.HeldTokens
+		var job sql.NullString
+		var created int64
+		if err := rows.Scan(&job, &h.Tokens, &created); err != nil {
+			return ledger.Balance{}, err
+		}
+		if job.Valid {
+			h.JobID = &job.String
+		}
+		h.CreatedAt = ts.Milli(created)
+		b.Held += h.Tokens
+		b.Holds = append(b.Holds, h)
+	}
+	if err := rows.Err(); err != nil {
+		return ledger.Balance{}, err
+	}
+	b.Grant, b.Topup = liveGrant+heldGrant, liveTopup+heldTopup
+	b.Balance = liveGrant + liveTopup
+	if heldGrant+heldTopup != b.Held || b.Balance < 0 {
+		return ledger.Balance{}, fmt.Errorf("ledger: house %s: holds of %d tokens reserved %d", house, b.Held, heldGrant+heldTopup)
+	}
+	return b, nil
+}
+
+// Plan returns the house's plan.
+func (db *DB) Plan(ctx context.Context, house string) (ledger.Plan, error) {
+	var p ledger.Plan
+	var start int64
+	var renews, ends sql.NullInt64
+	err := db.read().QueryRow(ctx, `SELECT tier, status, period_start, renews_at, ends_at FROM plans WHERE organization_id = ?`,
+		house).Scan(&p.Tier, &p.Status, &start, &renews, &ends)
+	if err != nil {
+		return ledger.Plan{}, notFound(err)
+	}
+	p.PeriodStart, p.RenewsAt, p.EndsAt = ts.Milli(start), tsPtr(renews), tsPtr(ends)
+	return p, nil
+}
+
+// CheckLedger recomputes the house's ledger from its rows, in one snapshot,
+// and reports every invariant that does not hold (nil when all do):
+//
+//   - each credit: amount = available + reserved by pending holds + debited,
+//     and 0 <= available <= amount; a top-up never expires;
+//   - each hold: its reservations sum to its tokens; a pending or voided hold
+//     has no debits; a posted hold's debits are exactly its reservations, so
+//     it debited exactly its amount; resolved_at is set iff it is resolved;
+//     a job has at most one hold;
+//   - held = the sum of pending holds; balance = grant + topup - held >= 0,
+//     and Balance (the SQL path) answers the same parts;
+//   - conservation: the tokens ever credited = balance + held + debited +
+//     the unreserved remainder of expired grants.
+//
+// Tests run it after every step; an operator may run it on a live house.
+func (db *DB) CheckLedger(ctx context.Context, house string) error {
+	_, err := db.auditLedger(ctx, house)
+	return err
+}
+
+// ledgerAudit is what an audit read: the balance as Balance answers it and
+// each credit's unreserved tokens.
+type ledgerAudit struct {
+	balance   ledger.Balance
+	available map[string]int64 // credit id -> unreserved tokens
+}
+
+// auditLedger runs CheckLedger's audit and returns what it read.
+func (db *DB) auditLedger(ctx context.Context, house string) (ledgerAudit, error) {
+	var a ledgerAudit
+	err := db.snapshotRead(ctx, func(tx *Tx) error {
+		var err error
+		a, err = db.checkLedgerTx(ctx, tx, house, db.nowMs())
+		return err
+	})
+	return a, err
+}
+
+func (db *DB) checkLedgerTx(ctx context.Context, tx *Tx, house string, now int64) (ledgerAudit, error) {
+	type credit struct {
+		kind                            ledger.CreditKind
+		amount, available               int64
+		expires                         sql.NullInt64
+		reservedPending, reservedPosted int64
+		debited                         int64
+	}
+	type hold struct {
+		job      sql.NullString
+		tokens   int64
+		state    ledger.HoldState
+		resolved sql.NullInt64
+		reserved map[string]int64 // credit -> tokens
+		debits   map[string]int64
+	}
+	credits := map[string]*credit{}
+	holds := map[string]*hold{}
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+
+	each := func(q string, scan func(*sql.Rows) error) error {
+		rows, err := tx.Query(ctx, q, house)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	err := each(`SELECT id, kind, amount, available, expires_at FROM ledger_credits WHERE organization_id = ?`, func(r *sql.Rows) error {
+		var id string
+		c := &credit{}
+		if err := r.Scan(&id, &c.kind, &c.amount, &c.available, &c.expires); err != nil {
+			return err
+		}
+		credits[id] = c
+		return nil
+	})
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+	err = each(`SELECT id, job_id, tokens, state, resolved_at FROM ledger_holds WHERE organization_id = ?`, func(r *sql.Rows) error {
+		var id string
+		h := &hold{reserved: map[string]int64{}, debits: map[string]int64{}}
+		if err := r.Scan(&id, &h.job, &h.tokens, &h.state, &h.resolved); err != nil {
+			return err
+		}
+		holds[id] = h
+		return nil
+	})
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+	err = each(`SELECT r.hold_id, r.credit_id, r.tokens FROM ledger_holds h
+		JOIN ledger_hold_credits r ON r.hold_id = h.id AND r.organization_id = h.organization_id
+		WHERE h.organization_id = ?`, func(r *sql.Rows) error {
+		var holdID, creditID string
+		var n int64
+		if err := r.Scan(&holdID, &creditID, &n); err != nil {
+			return err
+		}
+		h, c := holds[holdID], credits[creditID]
+		if h == nil || c == nil {
+			bad("reservation %s/%s names a hold or credit the house does not have", holdID, creditID)
+			return nil
+		}
+		h.reserved[creditID] += n
+		switch h.state {
+		case ledger.Pending:
+			c.reservedPending += n
+		case ledger.Posted:
+			c.reservedPosted += n
+		}
+		return nil
+	})
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+	var debited int64
+	err = each(`SELECT hold_id, credit_id, tokens FROM ledger_debits WHERE organization_id = ?`, func(r *sql.Rows) error {
+		var holdID, creditID string
+		var n int64
+		if err := r.Scan(&holdID, &creditID, &n); err != nil {
+			return err
+		}
+		h, c := holds[holdID], credits[creditID]
+		if h == nil || c == nil {
+			bad("debit %s/%s names a hold or credit the house does not have", holdID, creditID)
+			return nil
+		}
+		h.debits[creditID] += n
+		c.debited += n
+		debited += n
+		return nil
+	})
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+
+	var credited, liveGrant, liveTopup, expiredRest, held, heldGrant, heldTopup int64
+	for id, c := range credits {
+		credited += c.amount
+		if c.available < 0 || c.available > c.amount {
+			bad("credit %s: available %d outside [0, %d]", id, c.available, c.amount)
+		}
+		if c.amount != c.available+c.reservedPending+c.debited {
+			bad("credit %s: amount %d != available %d + reserved %d + debited %d", id, c.amount, c.available, c.reservedPending, c.debited)
+		}
+		if c.debited != c.reservedPosted {
+			bad("credit %s: debited %d != reserved by posted holds %d", id, c.debited, c.reservedPosted)
+		}
+		if c.kind == ledger.TopUp && c.expires.Valid {
+			bad("credit %s: a top-up with an expiry", id)
+		}
+		live := !c.expires.Valid || c.expires.Int64 > now
+		switch {
+		case !live:
+			expiredRest += c.available
+		case c.kind == ledger.Grant:
+			liveGrant += c.available
+		default:
+			liveTopup += c.available
+		}
+	}
+	jobs := map[string]string{}
+	pending := 0
+	for id, h := range holds {
+		var reserved int64
+		for creditID, n := range h.reserved {
+			reserved += n
+			if h.state == ledger.Pending {
+				if credits[creditID].kind == ledger.Grant {
+					heldGrant += n
+				} else {
+					heldTopup += n
+				}
+			}
+		}
+		if reserved != h.tokens {
+			bad("hold %s: reserved %d != tokens %d", id, reserved, h.tokens)
+		}
+		if (h.state == ledger.Pending) == h.resolved.Valid {
+			bad("hold %s: state %s with resolved_at %v", id, h.state, h.resolved)
+		}
+		switch h.state {
+		case ledger.Pending:
+			held += h.tokens
+			pending++
+			if len(h.debits) > 0 {
+				bad("hold %s: pending with debits", id)
+			}
+		case ledger.Voided:
+			if len(h.debits) > 0 {
+				bad("hold %s: voided with debits", id)
+			}
+		case ledger.Posted:
+			if !maps.Equal(h.debits, h.reserved) {
+				bad("hold %s: posted debits %v != reservations %v", id, h.debits, h.reserved)
+			}
+		default:
+			bad("hold %s: state %q", id, h.state)
+		}
+		if h.job.Valid {
+			if other, dup := jobs[h.job.String]; dup {
+				bad("job %s has two holds: %s and %s", h.job.String, other, id)
+			}
+			jobs[h.job.String] = id
+		}
+	}
+	want := ledger.Balance{Balance: liveGrant + liveTopup, Grant: liveGrant + heldGrant, Topup: liveTopup + heldTopup, Held: held}
+	if want.Balance < 0 || want.Balance != want.Grant+want.Topup-want.Held {
+		bad("balance %d != grant %d + topup %d - held %d (or negative)", want.Balance, want.Grant, want.Topup, want.Held)
+	}
+	if credited != want.Balance+held+debited+expiredRest {
+		bad("credited %d != balance %d + held %d + debited %d + expired %d", credited, want.Balance, held, debited, expiredRest)
+	}
+	got, err := db.balanceTx(ctx, tx, house, now)
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+	var listed int64
+	for _, h := range got.Holds {
+		listed += h.Tokens
+	}
+	if got.Balance != want.Balance || got.Grant != want.Grant || got.Topup != want.Topup || got.Held != want.Held ||
+		listed != held || len(got.Holds) != pending {
+		bad("Balance answers %+v; the rows say %+v", got, want)
+	}
+	audit := ledgerAudit{balance: got, available: make(map[string]int64, len(credits))}
+	for id, c := range credits {
+		audit.available[id] = c.available
+	}
+	if len(problems) > 0 {
+		return audit, fmt.Errorf("ledger of house %s: %w", house, errors.Join(problems...))
+	}
+	return audit, nil
+}
