@@ -1,0 +1,402 @@
+package asset
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"image"
+	"log/slog"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/auth"
+	"studio/internal/blob"
+	"studio/internal/errs"
+	"studio/internal/ledger"
+	"studio/internal/ts"
+)
+
+// Ledger is what the library needs from the token ledger: a hold for a
+// classification, released when nothing was read (it is posted by
+// Store.InsertAsset, with the row), and the balance for quotes.
+type Ledger interface {
+	// TakeHold reserves the hold's tokens; ledger.ErrInsufficientTokens
+	// (402) when the house is short, and nothing is held.
+	TakeHold(ctx context.Context, house string, h ledger.Hold) error
+	// VoidHold releases a pending hold: nothing is spent.
+	VoidHold(ctx context.Context, house, holdID string) error
+	// Balance derives the house's balance parts.
+	Balance(ctx context.Context, house string) (ledger.Balance, error)
+}
+
+// ClassifyLane names the flat lane of a classification on upload (SPEC §8).
+const ClassifyLane = "classify"
+
+// ClassifyTimeout bounds one classification.
+const ClassifyTimeout = 60 * time.Second
+
+// Options configure the service.
+type Options struct {
+	Blobs      blob.Store
+	Ledger     Ledger
+	Prices     ledger.Prices // the live price list
+	Classifier Classifier    // nil when no AI endpoint is configured
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Service runs the library's use cases. Role rules live here.
+type Service struct {
+	store      Store
+	blobs      blob.Store
+	ledger     Ledger
+	prices     ledger.Prices
+	classifier Classifier
+	now        func() time.Time
+	log        *slog.Logger
+	decoding   chan struct{} // bounds concurrent full decodes
+}
+
+// NewService returns the library service.
+func NewService(store Store, opts Options) *Service {
+	s := &Service{store: store, blobs: opts.Blobs, ledger: opts.Ledger, prices: opts.Prices, classifier: opts.Classifier, now: opts.Now, log: opts.Log}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.decoding = make(chan struct{}, max(2, runtime.NumCPU()))
+	return s
+}
+
+// CanChange refuses a principal that may not change the library: a viewer
+// reads only.
+func CanChange(p auth.Principal) error {
+	if !p.CanEdit() {
+		return errs.Msg(errs.Forbidden, "A viewer may read the library but not change it.")
+	}
+	return nil
+}
+
+// Upload is an upload's form as the HTTP layer read it.
+type Upload struct {
+	Data     []byte
+	Filename string
+	Kind     string // "" when not given
+	FolderID string // "" is the root
+	Name     string // "" when not given
+	SKU      string // "" when not given
+	Classify bool
+}
+
+// Validate checks the form fields; the bytes are checked by Inspect.
+func (u *Upload) Validate() error {
+	if u.Kind != "" {
+		if _, err := ParseKind(u.Kind, UploadKinds); err != nil {
+			return err
+		}
+	}
+	if u.SKU != "" {
+		if err := CheckSKU(u.SKU); err != nil {
+			return err
+		}
+	}
+	if u.Name != "" {
+		name, err := CleanName(u.Name)
+		if err != nil {
+			return errs.Msg(errs.BadForm, "name must be 1 to 200 characters.")
+		}
+		u.Name = name
+	}
+	return nil
+}
+
+// defaultName names an upload after its file, without the extension.
+func defaultName(filename string) string {
+	if i := strings.LastIndexAny(filename, `/\`); i >= 0 {
+		filename = filename[i+1:]
+	}
+	if i := strings.LastIndexByte(filename, '.'); i > 0 {
+		filename = filename[:i]
+	}
+	if r := []rune(strings.TrimSpace(filename)); len(r) > 120 {
+		filename = string(r[:120])
+	}
+	if name, err := CleanName(filename); err == nil {
+		return name
+	}
+	return "Untitled"
+}
+
+// Upload stores an image as an asset of the house. The bytes are sniffed
+// and checked before anything is written; the blob is written first, under
+// a key derived from the new id, then the row; on any failure nothing is
+// left: no row, no blob, no hold. With Classify and an AI endpoint, one
+// token is held and spent only when the classification was read; supplied
+// name and kind are never overwritten.
+func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset, error) {
+	if err := CanChange(p); err != nil {
+		return Asset{}, err
+	}
+	if err := u.Validate(); err != nil {
+		return Asset{}, err
+	}
+	info, err := Inspect(u.Data)
+	if err != nil {
+		return Asset{}, err
+	}
+	if u.FolderID != "" {
+		if _, err := s.store.GetFolder(ctx, p.HouseID, u.FolderID); err != nil {
+			return Asset{}, err
+		}
+	}
+	img, err := s.decode(ctx, info.Mime, u.Data)
+	if err != nil {
+		return Asset{}, err
+	}
+
+	id := uuid.Must(uuid.NewV7()).String()
+	sum := sha256.Sum256(u.Data)
+	f := File{ID: id, HouseID: p.HouseID, BlobKey: BlobKey(p.HouseID, id), Mime: info.Mime,
+		ETag: `"` + hex.EncodeToString(sum[:]) + `"`, Size: int64(len(u.Data)), CreatedAt: ts.Of(s.now())}
+	a := Asset{ID: id, Name: u.Name, URL: FileURL(id), Mime: info.Mime, Width: info.Width, Height: info.Height,
+		Size: f.Size, CreatedAt: f.CreatedAt}
+	if a.Name == "" {
+		a.Name = defaultName(u.Filename)
+	}
+	if u.SKU != "" {
+		a.SKU = ptr(u.SKU)
+	}
+	if u.Kind != "" {
+		a.Kind = ptr(Kind(u.Kind))
+	}
+	if u.FolderID != "" {
+		a.FolderID = ptr(u.FolderID)
+	}
+
+	var hold string
+	if u.Classify && s.classifier != nil {
+		price, ok := s.prices.Flat(ClassifyLane)
+		if !ok {
+			price = 1
+		}
+		h := ledger.NewHold("", price)
+		h.UserID = p.UserID
+		if err := s.ledger.TakeHold(ctx, p.HouseID, h); err != nil {
+			return Asset{}, err
+		}
+		hold = h.ID
+	}
+	bg := context.WithoutCancel(ctx)
+	release := func() {
+		if hold != "" {
+			if err := s.ledger.VoidHold(bg, p.HouseID, hold); err != nil {
+				s.log.ErrorContext(ctx, "release classify hold", "hold", hold, "err", err)
+			}
+			hold = ""
+		}
+	}
+	if _, err := s.blobs.Put(ctx, f.BlobKey, bytes.NewReader(u.Data)); err != nil {
+		release()
+		return Asset{}, err
+	}
+	if hold != "" {
+		c, err := s.classify(ctx, img, info.Orientation)
+		if err != nil {
+			// A failed read is still an upload: unclassified, and free.
+			s.log.WarnContext(ctx, "classification not read", "asset", id, "err", err)
+			release()
+		} else {
+			c.applyTo(&a, u)
+		}
+	}
+	// The row, its tags and the posting of the hold commit together.
+	if err := s.store.InsertAsset(ctx, p.HouseID, p.UserID, a, f, hold); err != nil {
+		if derr := s.blobs.Delete(bg, f.BlobKey); derr != nil {
+			s.log.ErrorContext(ctx, "delete blob of a failed upload", "key", f.BlobKey, "err", derr)
+		}
+		release()
+		return Asset{}, err
+	}
+	return a, nil
+}
+
+// applyTo files a with what was read, never over what the uploader gave.
+func (c Classification) applyTo(a *Asset, u Upload) {
+	if u.Kind == "" && c.Kind != "" {
+		a.Kind = ptr(c.Kind)
+	}
+	if u.Name == "" && c.Name != "" {
+		a.Name = c.Name
+	}
+	if a.Kind != nil && *a.Kind == Clothes {
+		if c.Fit != "" {
+			a.Fit, a.FitGuessed = ptr(c.Fit), true
+		}
+		if c.Wearer != "" && c.Wearer != Unisex {
+			a.Wearer, a.WearerGuessed = ptr(c.Wearer), true
+		}
+	}
+}
+
+func (s *Service) decode(ctx context.Context, mime string, data []byte) (image.Image, error) {
+	select {
+	case s.decoding <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.decoding }()
+	img, err := Decode(mime, data)
+	if err != nil {
+		return nil, errs.Wrap(ErrUnreadable, err)
+	}
+	return img, nil
+}
+
+func (s *Service) classify(ctx context.Context, img image.Image, orientation int) (Classification, error) {
+	preview, err := Preview(img, orientation, PreviewEdge)
+	if err != nil {
+		return Classification{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, ClassifyTimeout)
+	defer cancel()
+	return s.classifier.Classify(ctx, preview)
+}
+
+// List returns the house's live assets, newest first: all of them, those
+// of one folder, or (RootFolder) those at the root.
+func (s *Service) List(ctx context.Context, p auth.Principal, folder string) ([]Asset, error) {
+	return s.store.ListAssets(ctx, p.HouseID, folder)
+}
+
+// Get returns one live asset of the house.
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Asset, error) {
+	return s.store.GetAsset(ctx, p.HouseID, id)
+}
+
+// File describes a live asset of the house whose bytes are stored.
+func (s *Service) File(ctx context.Context, p auth.Principal, id string) (File, error) {
+	return s.store.AssetFile(ctx, p.HouseID, id)
+}
+
+// LegacyFile is File for the legacy bytes route, which answers 403 rather
+// than 404 for another house's asset (SPEC §4.4, DECISIONS §1).
+func (s *Service) LegacyFile(ctx context.Context, p auth.Principal, id string) (File, error) {
+	house, err := s.store.AssetHouse(ctx, id)
+	if err != nil {
+		return File{}, err
+	}
+	if house != p.HouseID {
+		return File{}, errs.Msg(errs.Forbidden, "The asset belongs to another house.")
+	}
+	return s.store.AssetFile(ctx, p.HouseID, id)
+}
+
+// Open opens the stored bytes of f; missing bytes are the one NOT_FOUND.
+func (s *Service) Open(ctx context.Context, f File) (blob.Object, error) {
+	obj, err := s.blobs.Open(ctx, f.BlobKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, errs.NotFound
+	}
+	return obj, err
+}
+
+// Patch changes one asset; an empty patch changes nothing and answers the asset.
+func (s *Service) Patch(ctx context.Context, p auth.Principal, id string, in PatchRequest) (Asset, error) {
+	if err := CanChange(p); err != nil {
+		return Asset{}, err
+	}
+	if in.Empty() {
+		return s.store.GetAsset(ctx, p.HouseID, id)
+	}
+	return s.store.UpdateAsset(ctx, p.HouseID, id, func(a *Asset) error {
+		in.Apply(a)
+		return nil
+	})
+}
+
+// Batch applies one change to many assets; ids of other houses and
+// deleted assets are skipped. It returns how many assets it changed.
+func (s *Service) Batch(ctx context.Context, p auth.Principal, in BatchRequest) (int, error) {
+	if err := CanChange(p); err != nil {
+		return 0, err
+	}
+	return s.store.BatchUpdateAssets(ctx, p.HouseID, p.UserID, dedupe(in.AssetIDs), in.Change(), s.now())
+}
+
+// Delete soft-deletes assets of the house and returns how many it deleted.
+func (s *Service) Delete(ctx context.Context, p auth.Principal, ids []string) (int, error) {
+	if err := CanChange(p); err != nil {
+		return 0, err
+	}
+	return s.store.DeleteAssets(ctx, p.HouseID, dedupe(ids), s.now())
+}
+
+// Group puts assets in a new group, replacing their prior groups; all of
+// them or none.
+func (s *Service) Group(ctx context.Context, p auth.Principal, in GroupRequest) (string, error) {
+	if err := CanChange(p); err != nil {
+		return "", err
+	}
+	group := uuid.Must(uuid.NewV7()).String()
+	if err := s.store.GroupAssets(ctx, p.HouseID, in.AssetIDs, group); err != nil {
+		return "", err
+	}
+	return group, nil
+}
+
+// Quote prices an operation over assets of the house at the live price
+// table. It reads only.
+func (s *Service) Quote(ctx context.Context, p auth.Principal, in QuoteRequest) (Quote, error) {
+	items, err := s.store.CountAssets(ctx, p.HouseID, dedupe(in.AssetIDs))
+	if err != nil {
+		return Quote{}, err
+	}
+	tier := ledger.Tier(in.Quality)
+	per := s.prices.Tool(OpRemoveBackground, ledger.Tier1K)
+	if in.Operation == OpPackshot {
+		per = s.prices.Tool(OpPackshot, tier)
+		if in.AlsoRemoveBackground {
+			per += s.prices.Tool(OpRemoveBackground, tier)
+		}
+	}
+	bal, err := s.ledger.Balance(ctx, p.HouseID)
+	if err != nil {
+		return Quote{}, err
+	}
+	q := Quote{Operation: in.Operation, Items: items, PerItem: per, Tokens: int64(items) * per, Spendable: bal.Balance}
+	q.Affordable = q.Spendable >= q.Tokens
+	return q, nil
+}
+
+// Folders lists the house's collections, flat, newest first.
+func (s *Service) Folders(ctx context.Context, p auth.Principal) ([]Folder, error) {
+	return s.store.ListFolders(ctx, p.HouseID)
+}
+
+// CreateFolder makes a collection, at the root or inside one of the house's.
+func (s *Service) CreateFolder(ctx context.Context, p auth.Principal, in CreateFolderRequest) (Folder, error) {
+	if err := CanChange(p); err != nil {
+		return Folder{}, err
+	}
+	f := Folder{ID: uuid.Must(uuid.NewV7()).String(), Name: in.Name, ParentID: in.ParentID, CreatedAt: ts.Of(s.now())}
+	if err := s.store.InsertFolder(ctx, p.HouseID, p.UserID, f); err != nil {
+		return Folder{}, err
+	}
+	return f, nil
+}
+
+// UpdateFolder renames or moves a collection. Moving it under itself or
+// one of its own descendants is refused with FOLDER_CYCLE.
+func (s *Service) UpdateFolder(ctx context.Context, p auth.Principal, id string, in UpdateFolderRequest) (Folder, error) {
+	if err := CanChange(p); err != nil {
+		return Folder{}, err
+	}
+	return s.store.UpdateFolder(ctx, p.HouseID, id, FolderPatch{Name: in.Name, MoveParent: in.MovesParent(), ParentID: in.ParentID})
+}
