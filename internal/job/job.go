@@ -102,6 +102,7 @@ var (
 	ErrBadSince        = errs.New(errs.KindInvalid, "BAD_SINCE", "since must be a whole number of at least 0.")
 	ErrBadState        = errs.New(errs.KindInvalid, "BAD_STATE", "state must be active or all.")
 	ErrBadLimit        = errs.New(errs.KindInvalid, "BAD_LIMIT", "limit must be a whole number from 1 to 100.")
+	ErrAssetNotFound   = errs.New(errs.KindNotFound, "ASSET_NOT_FOUND", "An input asset is not one of this house's.")
 	ErrNoInputs        = errs.New(errs.KindUnprocessable, "NO_INPUTS", "The frame's inputs are gone, so it cannot be developed again.")
 	ErrUnknownToolRun  = errs.New(errs.KindUnprocessable, "UNKNOWN_TOOL", "The frame's tool is no longer offered.")
 )

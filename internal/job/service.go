@@ -1,0 +1,306 @@
+package job
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/ts"
+)
+
+// Store is what jobs need from persistence.
+type Store interface {
+	// SubmitJob writes the hold, the job row and its first event in one
+	// transaction. When the user already used j.IdempotencyKey it writes
+	// nothing and returns that job with replayed true.
+	SubmitJob(ctx context.Context, j Job) (stored Job, replayed bool, err error)
+	Job(ctx context.Context, house, id string) (Job, error)
+	JobByKey(ctx context.Context, house, user, key string) (Job, error)
+	JobsSince(ctx context.Context, house string, since int64, limit int) ([]Job, error)
+	JobsCreatedSince(ctx context.Context, house string, after time.Time) ([]Job, error)
+	RecentJobs(ctx context.Context, house string, status Status, limit int) ([]Job, error)
+	// CancelQueued cancels those of the jobs still queued and voids their
+	// holds, in one transaction; it returns the jobs it cancelled.
+	CancelQueued(ctx context.Context, house string, ids []string) ([]Job, error)
+}
+
+// Assets is what jobs need of the library: uploaded inputs become house
+// assets, and referenced inputs must be the house's live assets.
+type Assets interface {
+	CreateInput(ctx context.Context, p auth.Principal, role, filename string, data []byte) (assetID string, err error)
+	CheckOwned(ctx context.Context, house string, ids []string) error
+	// DiscardInputs removes inputs CreateInput made for a submit that did
+	// not queue: their rows and their bytes, so a refused submit leaves
+	// nothing behind.
+	DiscardInputs(ctx context.Context, house string, ids []string)
+}
+
+// Engines tells which tools the configured engines can perform.
+type Engines interface {
+	Can(tool string) bool
+}
+
+// Notifier tells listeners that a job changed, after the change committed.
+type Notifier interface {
+	JobChanged(ctx context.Context, j Job)
+}
+
+// Service runs the develop use cases shared by HTTP and MCP.
+type Service struct {
+	store   Store
+	assets  Assets
+	engines Engines
+	price   PriceFunc
+	notify  Notifier
+	now     func() time.Time
+}
+
+// NewService returns the job service.
+func NewService(store Store, assets Assets, engines Engines, price PriceFunc, notify Notifier, now func() time.Time) *Service {
+	return &Service{store: store, assets: assets, engines: engines, price: price, notify: notify, now: now}
+}
+
+// Upload is an input sent as bytes; it becomes a house asset.
+type Upload struct {
+	Role     string
+	Filename string
+	Data     []byte
+}
+
+// SubmitRequest commissions one frame.
+type SubmitRequest struct {
+	Tool           string
+	Tier           Tier
+	Inputs         []Input  // existing house assets by role
+	Uploads        []Upload // bytes by role (HTTP multipart)
+	Params         map[string]string
+	IdempotencyKey string
+	BrandID        string
+	RetryOfJobID   string
+}
+
+// Receipt is what a submit answers.
+type Receipt struct {
+	Job            Job
+	TokensHeld     int64 // 0 on a replay
+	Replayed       bool
+	IdempotencyKey string
+}
+
+// Capability is a tool the engines can perform, with its price per tier.
+type Capability struct {
+	Tool   string      `json:"tool"`
+	Prices []TierPrice `json:"prices"`
+}
+
+// TierPrice is a tool's price at one resolution.
+type TierPrice struct {
+	Resolution Tier  `json:"resolution"`
+	Tokens     int64 `json:"tokens"`
+}
+
+// Capabilities lists the tools the engines can perform with their live prices.
+func (s *Service) Capabilities() []Capability {
+	out := []Capability{}
+	for _, tool := range SubmitTools() {
+		if !s.engines.Can(tool) {
+			continue
+		}
+		c := Capability{Tool: tool, Prices: []TierPrice{}}
+		for _, t := range Tiers {
+			if p, ok := s.price(tool, t); ok {
+				c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: p})
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Validate checks a submit before anything is written: the tool, the tier,
+// the roles, and that the engines can do it.
+func (s *Service) validate(in *SubmitRequest) error {
+	if _, ok := Roles[in.Tool]; !ok {
+		return errs.With(ErrUnknownTool, "legal", SubmitTools())
+	}
+	if in.Tier == "" {
+		in.Tier = Tier1K
+	}
+	if !in.Tier.Valid() {
+		return ErrBadQuality
+	}
+	have := map[string]bool{}
+	for _, i := range in.Inputs {
+		if !IsRole(in.Tool, i.Role) {
+			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" takes no "+i.Role+" input.")
+		}
+		have[i.Role] = true
+	}
+	for _, u := range in.Uploads {
+		if !IsRole(in.Tool, u.Role) {
+			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" takes no "+u.Role+" input.")
+		}
+		if len(u.Data) == 0 {
+			return ErrEmptyImage
+		}
+		have[u.Role] = true
+	}
+	for _, r := range Roles[in.Tool].Required {
+		if !have[r] {
+			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" needs an input named "+r+".")
+		}
+	}
+	if !s.engines.Can(in.Tool) {
+		return ErrFalNotConfigure
+	}
+	in.Params = CleanParams(in.Params)
+	return nil
+}
+
+// Submit validates, resolves inputs to house assets, takes the hold and
+// queues the job; the same idempotency key returns the same job with no
+// second hold, and with a different request is IDEMPOTENCY_KEY_REUSED.
+func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest) (Receipt, error) {
+	if !p.CanSpend() {
+		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	}
+	if err := s.validate(&in); err != nil {
+		return Receipt{}, err
+	}
+	cost, ok := s.price(in.Tool, in.Tier)
+	if !ok {
+		cost = DefaultPrice
+	}
+	digests := make([]string, 0, len(in.Inputs)+len(in.Uploads))
+	for _, i := range in.Inputs {
+		digests = append(digests, i.Role+":asset:"+i.AssetID)
+	}
+	for _, u := range in.Uploads {
+		sum := sha256.Sum256(u.Data)
+		digests = append(digests, u.Role+":bytes:"+hex.EncodeToString(sum[:]))
+	}
+	fp := Fingerprint(in.Tool, in.Tier, digests, in.Params)
+	if in.IdempotencyKey != "" {
+		prior, err := s.store.JobByKey(ctx, p.HouseID, p.UserID, in.IdempotencyKey)
+		switch {
+		case err == nil:
+			if prior.Fingerprint != fp {
+				return Receipt{}, ErrKeyReused
+			}
+			return Receipt{Job: prior, Replayed: true, IdempotencyKey: in.IdempotencyKey}, nil
+		case !errors.Is(err, errs.NotFound):
+			return Receipt{}, err
+		}
+	}
+	if len(in.Inputs) > 0 {
+		ids := make([]string, len(in.Inputs))
+		for i, x := range in.Inputs {
+			ids[i] = x.AssetID
+		}
+		if err := s.assets.CheckOwned(ctx, p.HouseID, ids); err != nil {
+			return Receipt{}, err
+		}
+	}
+	inputs := slices.Clone(in.Inputs)
+	var created []string
+	queued := false
+	defer func() {
+		if !queued && len(created) > 0 {
+			s.assets.DiscardInputs(context.WithoutCancel(ctx), p.HouseID, created)
+		}
+	}()
+	for _, u := range in.Uploads {
+		id, err := s.assets.CreateInput(ctx, p, u.Role, u.Filename, u.Data)
+		if err != nil {
+			return Receipt{}, err
+		}
+		created = append(created, id)
+		inputs = append(inputs, Input{Role: u.Role, AssetID: id})
+	}
+	j := Job{
+		ID: uuid.Must(uuid.NewV7()).String(), Tool: in.Tool, Status: Queued, BrandID: in.BrandID,
+		CreatedAt: ts.Of(s.now()), HouseID: p.HouseID, UserID: p.UserID, Tier: in.Tier,
+		Params: in.Params, Inputs: inputs, RetryOfJobID: in.RetryOfJobID,
+		IdempotencyKey: in.IdempotencyKey, Fingerprint: fp, Cost: cost,
+	}
+	stored, replayed, err := s.store.SubmitJob(ctx, j)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if replayed {
+		if stored.Fingerprint != fp {
+			return Receipt{}, ErrKeyReused
+		}
+		return Receipt{Job: stored, Replayed: true, IdempotencyKey: in.IdempotencyKey}, nil
+	}
+	queued = true
+	s.notify.JobChanged(ctx, stored)
+	return Receipt{Job: stored, TokensHeld: cost, IdempotencyKey: in.IdempotencyKey}, nil
+}
+
+// DefaultPrice is charged for a tool with no price rows (DECISIONS §4).
+const DefaultPrice = 5
+
+// Get returns one job of the caller's house.
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Job, error) {
+	return s.store.Job(ctx, p.HouseID, id)
+}
+
+// Since returns the jobs changed after the cursor, ascending by eventSeq.
+func (s *Service) Since(ctx context.Context, p auth.Principal, since int64) ([]Job, error) {
+	if since < 0 {
+		return nil, ErrBadSince
+	}
+	return s.store.JobsSince(ctx, p.HouseID, since, 1000)
+}
+
+// Recent lists the newest jobs, optionally of one status.
+func (s *Service) Recent(ctx context.Context, p auth.Principal, status Status, limit int) ([]Job, error) {
+	return s.store.RecentJobs(ctx, p.HouseID, status, limit)
+}
+
+// CancelResult is the answer to a job cancel.
+type CancelResult struct {
+	ID             string `json:"id"`
+	Cancelled      bool   `json:"cancelled"`
+	State          Status `json:"state" enum:"queued,running,done,failed,cancelled"`
+	TokensReleased int64  `json:"tokensReleased"`
+	Reason         string `json:"reason,omitempty" enum:"ALREADY_RENDERING,ALREADY_SETTLED"`
+}
+
+// Cancel cancels a queued job and releases its hold. A rendering frame
+// finishes and still costs; a settled one is unchanged.
+func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (CancelResult, error) {
+	if !p.CanSpend() {
+		return CancelResult{}, errs.Msg(errs.Forbidden, "A viewer may not cancel develops.")
+	}
+	j, err := s.store.Job(ctx, p.HouseID, id)
+	if err != nil {
+		return CancelResult{}, err
+	}
+	if j.Status == Queued {
+		done, err := s.store.CancelQueued(ctx, p.HouseID, []string{id})
+		if err != nil {
+			return CancelResult{}, err
+		}
+		if len(done) == 1 {
+			s.notify.JobChanged(ctx, done[0])
+			return CancelResult{ID: id, Cancelled: true, State: Cancelled, TokensReleased: done[0].Cost}, nil
+		}
+		if j, err = s.store.Job(ctx, p.HouseID, id); err != nil { // a worker claimed it meanwhile
+			return CancelResult{}, err
+		}
+	}
+	reason := "ALREADY_SETTLED"
+	if j.Status == Running || j.Status == Queued {
+		reason = "ALREADY_RENDERING"
+	}
+	return CancelResult{ID: id, State: j.Status, Reason: reason}, nil
+}

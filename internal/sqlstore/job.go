@@ -1,0 +1,476 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"studio/internal/asset"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/ts"
+	"studio/internal/worker"
+)
+
+// nextSeq takes the house's next event sequence number. The counter row is
+// updated inside the caller's transaction, so sequences commit in order:
+// a reader that sees seq N committed has also seen every seq below it.
+func nextSeq(ctx context.Context, tx *Tx, house string) (int64, error) {
+	var seq int64
+	err := tx.QueryRow(ctx, `UPDATE organizations SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq`, house).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("next event seq: %w", notFound(err))
+	}
+	return seq, nil
+}
+
+const jobCols = `id, organization_id, user_id, tool, tier, status, params, inputs, brand_id, retry_of_job_id,
+	idempotency_key, fingerprint, cost, result_asset_id, error, event_seq, created_at, started_at, finished_at`
+
+func scanJob(row interface{ Scan(...any) error }) (job.Job, error) {
+	var j job.Job
+	var params, inputs string
+	var brand, retry, key, result, errText sql.NullString
+	var created int64
+	var started, finished sql.NullInt64
+	err := row.Scan(&j.ID, &j.HouseID, &j.UserID, &j.Tool, &j.Tier, &j.Status, &params, &inputs, &brand, &retry,
+		&key, &j.Fingerprint, &j.Cost, &result, &errText, &j.EventSeq, &created, &started, &finished)
+	if err != nil {
+		return job.Job{}, notFound(err)
+	}
+	if err := json.Unmarshal([]byte(params), &j.Params); err != nil {
+		return job.Job{}, fmt.Errorf("job %s params: %w", j.ID, err)
+	}
+	if err := json.Unmarshal([]byte(inputs), &j.Inputs); err != nil {
+		return job.Job{}, fmt.Errorf("job %s inputs: %w", j.ID, err)
+	}
+	j.BrandID, j.RetryOfJobID, j.IdempotencyKey, j.ResultAssetID = brand.String, retry.String, key.String, result.String
+	j.ResultURL = job.ResultURL(j.ResultAssetID)
+	if errText.Valid {
+		j.Error = &errText.String
+	}
+	j.CreatedAt = ts.Milli(created)
+	j.StartedAt, j.FinishedAt = tsPtr(started), tsPtr(finished)
+	if j.Status == job.Done {
+		j.Settled = j.Cost
+	}
+	return j, nil
+}
+
+func insertJob(ctx context.Context, tx *Tx, j job.Job, holdID string) error {
+	params, err := json.Marshal(j.Params)
+	if err != nil {
+		return err
+	}
+	inputs, err := json.Marshal(j.Inputs)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO jobs (id, organization_id, user_id, tool, tier, status, params, inputs, brand_id,
+		retry_of_job_id, idempotency_key, fingerprint, cost, hold_id, event_seq, created_at)
+		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, j.HouseID, j.UserID, j.Tool, j.Tier, string(params), string(inputs), nullStr(j.BrandID),
+		nullStr(j.RetryOfJobID), nullStr(j.IdempotencyKey), j.Fingerprint, j.Cost, nullStr(holdID), j.EventSeq, j.CreatedAt.UnixMilli())
+	return err
+}
+
+// Job returns one job of the house.
+func (db *DB) Job(ctx context.Context, house, id string) (job.Job, error) {
+	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
+}
+
+func jobTx(ctx context.Context, tx *Tx, house, id string) (job.Job, error) {
+	return scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
+}
+
+// JobByKey returns the job a user submitted with an idempotency key.
+func (db *DB) JobByKey(ctx context.Context, house, user, key string) (job.Job, error) {
+	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs
+		WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`, house, user, key))
+}
+
+// JobsSince returns the house's jobs whose latest change is after seq,
+// ascending by event seq: the replay a socket client makes after a reconnect.
+func (db *DB) JobsSince(ctx context.Context, house string, since int64, limit int) ([]job.Job, error) {
+	return db.jobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq > ?
+		ORDER BY event_seq LIMIT ?`, house, since, limit)
+}
+
+// JobsCreatedSince returns the house's jobs created at or after the instant,
+// oldest first: the material runs are derived from.
+func (db *DB) JobsCreatedSince(ctx context.Context, house string, after time.Time) ([]job.Job, error) {
+	return db.jobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND created_at >= ?
+		ORDER BY created_at, id`, house, after.UnixMilli())
+}
+
+// RecentJobs returns the house's newest jobs, newest first.
+func (db *DB) RecentJobs(ctx context.Context, house string, status job.Status, limit int) ([]job.Job, error) {
+	if status != "" {
+		return db.jobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND status = ?
+			ORDER BY created_at DESC, id DESC LIMIT ?`, house, status, limit)
+	}
+	return db.jobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, house, limit)
+}
+
+func (db *DB) jobs(ctx context.Context, query string, args ...any) ([]job.Job, error) {
+	rows, err := db.read().Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []job.Job{}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// Claim takes the oldest queued job for worker with a lease until the
+// given instant, marks it running and records the event. ok is false when
+// the queue is empty. On PostgreSQL concurrent claimers skip each other's
+// locked rows; on SQLite the single writer serialises them.
+func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j job.Job, ok bool, err error) {
+	err = db.write(ctx, func(tx *Tx) error {
+		var id, house string
+		q := `SELECT id, organization_id FROM jobs INDEXED BY jobs_queued WHERE status = 'queued'
+			ORDER BY created_at, id LIMIT 1`
+		if db.engine == Postgres {
+			q = `SELECT id, organization_id FROM jobs WHERE status = 'queued'
+				ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
+		}
+		if err := tx.QueryRow(ctx, q).Scan(&id, &house); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
+		seq, err := nextSeq(ctx, tx, house)
+		if err != nil {
+			return err
+		}
+		now := db.nowMs()
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
+			started_at = COALESCE(started_at, ?), event_seq = ? WHERE id = ? AND status = 'queued'`,
+			worker, leaseUntil.UnixMilli(), now, seq, id); err != nil {
+			return err
+		}
+		j, err = jobTx(ctx, tx, house, id)
+		ok = err == nil
+		return err
+	})
+	return j, ok, err
+}
+
+// Heartbeat extends a running job's lease; it reports false when the
+// worker no longer holds the job (rescued, cancelled or finished).
+func (db *DB) Heartbeat(ctx context.Context, id, worker string, leaseUntil time.Time) (bool, error) {
+	res, err := db.writer().Exec(ctx, `UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+		leaseUntil.UnixMilli(), id, worker)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+var errLeaseLost = errs.New(errs.KindConflict, "LEASE_LOST", "The worker no longer holds this job.")
+
+// SubmitJob writes the hold, the job row and its first event in one
+// transaction. A job the user already submitted under the same idempotency
+// key is returned instead, with nothing written. Concurrent retries collapse:
+// on PostgreSQL the loser waits on the house row the ledger locks, then
+// trips the (user, key) unique constraint, rolls back its hold and reads
+// the winner's job.
+func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
+	var out job.Job
+	replayed := false
+	err := db.write(ctx, func(tx *Tx) error {
+		if j.IdempotencyKey != "" {
+			prior, err := jobByKeyTx(ctx, tx, j.UserID, j.IdempotencyKey)
+			if err == nil {
+				out, replayed = prior, true
+				return nil
+			}
+			if !errors.Is(err, errs.NotFound) {
+				return err
+			}
+		}
+		h := ledger.NewHold(j.ID, j.Cost)
+		h.UserID = j.UserID
+		if err := db.takeHoldTx(ctx, tx, j.HouseID, h); err != nil {
+			return err
+		}
+		seq, err := nextSeq(ctx, tx, j.HouseID)
+		if err != nil {
+			return err
+		}
+		j.EventSeq = seq
+		if err := insertJob(ctx, tx, j, h.ID); err != nil {
+			return err
+		}
+		out = j
+		return nil
+	})
+	if errors.Is(err, errUnique) && j.IdempotencyKey != "" {
+		prior, rerr := scanJob(db.writer().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE user_id = ? AND idempotency_key = ?`,
+			j.UserID, j.IdempotencyKey))
+		if rerr != nil {
+			return job.Job{}, false, rerr
+		}
+		return prior, true, nil
+	}
+	if err != nil {
+		return job.Job{}, false, err
+	}
+	return out, replayed, nil
+}
+
+func jobByKeyTx(ctx context.Context, tx *Tx, user, key string) (job.Job, error) {
+	return scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE user_id = ? AND idempotency_key = ?`, user, key))
+}
+
+// transition moves a job of the house to a new status with its next event,
+// provided it is still in the expected status (and held by worker, when
+// given); it reports false when the job had moved on.
+func transition(ctx context.Context, tx *Tx, house, id string, from job.Status, worker string, set string, args ...any) (job.Job, bool, error) {
+	seq, err := nextSeq(ctx, tx, house)
+	if err != nil {
+		return job.Job{}, false, err
+	}
+	q := `UPDATE jobs SET ` + set + `, event_seq = ? WHERE organization_id = ? AND id = ? AND status = ?`
+	args = append(args, seq, house, id, from)
+	if worker != "" {
+		q += ` AND lease_owner = ?`
+		args = append(args, worker)
+	}
+	res, err := tx.Exec(ctx, q, args...)
+	if err != nil {
+		return job.Job{}, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return job.Job{}, false, err
+	}
+	j, err := jobTx(ctx, tx, house, id)
+	return j, err == nil, err
+}
+
+// CancelQueued cancels those of the jobs still queued and voids their
+// holds, in one transaction, and returns the jobs it cancelled.
+func (db *DB) CancelQueued(ctx context.Context, house string, ids []string) ([]job.Job, error) {
+	var out []job.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		out = out[:0]
+		now := db.nowMs()
+		for _, id := range ids {
+			j, ok, err := transition(ctx, tx, house, id, job.Queued, "", `status = 'cancelled', finished_at = ?`, now)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if err := db.resolveJobHold(ctx, tx, house, id, ledger.Voided); err != nil {
+				return err
+			}
+			out = append(out, j)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// resolveJobHold posts or voids the hold of a job. A job without a hold
+// (none is taken for free work) has nothing to resolve.
+func (db *DB) resolveJobHold(ctx context.Context, tx *Tx, house, jobID string, to ledger.HoldState) error {
+	h, err := db.jobHoldTx(ctx, tx, house, jobID)
+	if errors.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if to == ledger.Posted {
+		return db.postHoldTx(ctx, tx, house, h.ID)
+	}
+	return db.voidHoldTx(ctx, tx, house, h.ID)
+}
+
+// InputKeys returns the blob key of each input asset of the house, in
+// order. Deleted assets count: their bytes remain.
+func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) ([]string, error) {
+	keys := make([]string, len(inputs))
+	for i, in := range inputs {
+		if err := db.read().QueryRow(ctx, `SELECT blob_key FROM assets WHERE organization_id = ? AND id = ?`,
+			house, in.AssetID).Scan(&keys[i]); err != nil {
+			return nil, fmt.Errorf("input %s %s: %w", in.Role, in.AssetID, notFound(err))
+		}
+	}
+	return keys, nil
+}
+
+// Finish stores the developed frame as an asset of the house (tool set,
+// root folder), posts the job's hold, marks the job done and takes its
+// event, in one transaction. errLeaseLost when the worker no longer holds it.
+func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f worker.Frame) (job.Job, error) {
+	var out job.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		tool := j.Tool
+		a := asset.Asset{ID: f.AssetID, Name: j.Tool + " " + f.AssetID[len(f.AssetID)-6:], Mime: f.Mime,
+			Width: f.Width, Height: f.Height, Tool: &tool, CreatedAt: ts.Of(db.now())}
+		if err := db.insertAssetTx(ctx, tx, j.HouseID, j.UserID, a, asset.File{BlobKey: f.BlobKey, Size: f.Size, ETag: f.SHA256}); err != nil {
+			return err
+		}
+		done, ok, err := transition(ctx, tx, j.HouseID, j.ID, job.Running, worker,
+			`status = 'done', result_asset_id = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`, f.AssetID, db.nowMs())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errLeaseLost
+		}
+		if err := db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Posted); err != nil {
+			return err
+		}
+		out = done
+		return nil
+	})
+	return out, err
+}
+
+// Fail marks a running job failed and voids its hold, in one transaction.
+func (db *DB) Fail(ctx context.Context, j job.Job, worker, reason string) (job.Job, error) {
+	var out job.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		done, ok, err := transition(ctx, tx, j.HouseID, j.ID, job.Running, worker,
+			`status = 'failed', error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`, reason, db.nowMs())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errLeaseLost
+		}
+		out = done
+		return db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Voided)
+	})
+	return out, err
+}
+
+// Release hands a running job back to the queue (a worker shutting down).
+func (db *DB) Release(ctx context.Context, j job.Job, worker string) (job.Job, error) {
+	var out job.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		done, ok, err := transition(ctx, tx, j.HouseID, j.ID, job.Running, worker,
+			`status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1`)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errLeaseLost
+		}
+		out = done
+		return nil
+	})
+	return out, err
+}
+
+// Rescue requeues running jobs whose lease ended before now, or fails (and
+// voids) those that already had maxAttempts tries.
+func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error) {
+	type lapsed struct {
+		id, house string
+		attempts  int
+	}
+	var out []job.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		out = out[:0]
+		rows, err := tx.Query(ctx, `SELECT id, organization_id, attempts FROM jobs
+			WHERE status = 'running' AND lease_until < ? ORDER BY lease_until LIMIT 100`, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		var found []lapsed
+		for rows.Next() {
+			var l lapsed
+			if err := rows.Scan(&l.id, &l.house, &l.attempts); err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, l := range found {
+			if l.attempts < maxAttempts {
+				j, ok, err := transition(ctx, tx, l.house, l.id, job.Running, "",
+					`status = 'queued', lease_owner = NULL, lease_until = NULL`)
+				if err != nil {
+					return err
+				}
+				if ok {
+					out = append(out, j)
+				}
+				continue
+			}
+			j, ok, err := transition(ctx, tx, l.house, l.id, job.Running, "",
+				`status = 'failed', error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`,
+				"The develop stopped responding "+strconv.Itoa(l.attempts)+" times. Nothing was charged.", now.UnixMilli())
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if err := db.resolveJobHold(ctx, tx, l.house, l.id, ledger.Voided); err != nil {
+				return err
+			}
+			out = append(out, j)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// JobBySeq returns the job whose latest change took the house's event seq.
+func (db *DB) JobBySeq(ctx context.Context, house string, seq int64) (job.Job, error) {
+	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq = ?`, house, seq))
+}
+
+// PurgeInputs removes the rows of assets a refused submit uploaded (no job
+// refers to them) and returns their blob keys, for the caller to delete.
+func (db *DB) PurgeInputs(ctx context.Context, house string, ids []string) ([]string, error) {
+	var keys []string
+	err := db.write(ctx, func(tx *Tx) error {
+		keys = keys[:0]
+		for _, id := range ids {
+			var key string
+			err := tx.QueryRow(ctx, `SELECT blob_key FROM assets WHERE organization_id = ? AND id = ?`, house, id).Scan(&key)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM asset_tags WHERE organization_id = ? AND asset_id = ?`, house, id); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM assets WHERE organization_id = ? AND id = ?`, house, id); err != nil {
+				return err
+			}
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	return keys, err
+}

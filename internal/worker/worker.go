@@ -1,0 +1,311 @@
+// Package worker develops queued jobs: it claims a job with a lease,
+// renews the lease while the engine renders, stores the frame as an asset
+// of the house and settles the hold, or fails the job and releases it.
+// A rescuer returns jobs whose lease ran out (a crashed worker) to the
+// queue, or fails them after too many tries, so no hold is stranded.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/blob"
+	"studio/internal/engine"
+	"studio/internal/job"
+)
+
+// Frame is a developed frame ready to become an asset.
+type Frame struct {
+	AssetID       string
+	BlobKey       string
+	Mime          string
+	Width, Height int
+	Size          int64
+	SHA256        string
+}
+
+// Store is what the worker needs from persistence.
+type Store interface {
+	Claim(ctx context.Context, worker string, leaseUntil time.Time) (job.Job, bool, error)
+	Heartbeat(ctx context.Context, id, worker string, leaseUntil time.Time) (bool, error)
+	// InputKeys returns the blob key of each input asset, in order (deleted
+	// assets included: their bytes remain).
+	InputKeys(ctx context.Context, house string, inputs []job.Input) ([]string, error)
+	// Finish stores the frame as an asset, posts the hold, marks the job
+	// done and takes its event, in one transaction.
+	Finish(ctx context.Context, j job.Job, worker string, f Frame) (job.Job, error)
+	// Fail marks the job failed and voids its hold, in one transaction.
+	Fail(ctx context.Context, j job.Job, worker, reason string) (job.Job, error)
+	// Release returns a job this worker holds to the queue.
+	Release(ctx context.Context, j job.Job, worker string) (job.Job, error)
+	// Rescue requeues running jobs whose lease ended before now, or fails
+	// those that already had maxAttempts tries.
+	Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error)
+}
+
+// Options tune a worker pool.
+type Options struct {
+	Concurrency int           // jobs rendered at once (default 2)
+	Lease       time.Duration // how long a claim lasts without a heartbeat (default 30 s)
+	Poll        time.Duration // how often an idle worker looks for work (default 1 s)
+	MaxAttempts int           // tries before a rescued job fails (default 3)
+	Grace       time.Duration // how long shutdown waits for in-flight renders (default 20 s)
+	Now         func() time.Time
+}
+
+// Pool is a set of workers in one process.
+type Pool struct {
+	store  Store
+	blobs  blob.Store
+	engine engine.Engine
+	notify job.Notifier
+	log    *slog.Logger
+	opts   Options
+	id     string
+	wake   chan struct{}
+}
+
+// New returns a pool. Call Run to start it.
+func New(store Store, blobs blob.Store, eng engine.Engine, notify job.Notifier, log *slog.Logger, opts Options) *Pool {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 2
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 3
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 20 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Pool{store: store, blobs: blobs, engine: eng, notify: notify, log: log, opts: opts,
+		id: "w-" + uuid.NewString()[:8], wake: make(chan struct{}, 1)}
+}
+
+// Wake tells an idle worker that work may be waiting (after a submit, or a
+// NOTIFY from another instance).
+func (p *Pool) Wake() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run works until ctx ends. Then it stops claiming and gives in-flight
+// renders the grace period to finish; those that do not are returned to
+// the queue, so their holds resolve later, exactly once.
+func (p *Pool) Run(ctx context.Context) error {
+	// Renders outlive ctx by the grace period.
+	renderCtx, cancelRenders := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRenders()
+	var wg sync.WaitGroup
+	for i := range p.opts.Concurrency {
+		wg.Go(func() { p.loop(ctx, renderCtx, p.id+"-"+strconv.Itoa(i)) })
+	}
+	wg.Go(func() { p.rescueLoop(ctx) })
+	<-ctx.Done()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(p.opts.Grace):
+		cancelRenders()
+		<-done
+	}
+	return nil
+}
+
+func (p *Pool) loop(ctx, renderCtx context.Context, name string) {
+	idle := time.NewTimer(0)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-idle.C:
+		case <-p.wake:
+		}
+		for ctx.Err() == nil {
+			worked, err := p.One(renderCtx, name)
+			if err != nil {
+				p.log.Error("worker", "worker", name, "err", err)
+				break
+			}
+			if !worked {
+				break
+			}
+		}
+		idle.Reset(p.opts.Poll)
+	}
+}
+
+func (p *Pool) rescueLoop(ctx context.Context) {
+	t := time.NewTicker(max(p.opts.Lease/3, 100*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			jobs, err := p.store.Rescue(ctx, p.opts.Now(), p.opts.MaxAttempts)
+			if err != nil {
+				p.log.Error("rescue", "err", err)
+				continue
+			}
+			for _, j := range jobs {
+				p.log.Warn("rescued job with an expired lease", "job", j.ID, "house", j.HouseID, "status", j.Status)
+				p.notify.JobChanged(ctx, j)
+			}
+			if len(jobs) > 0 {
+				p.Wake()
+			}
+		}
+	}
+}
+
+// One claims and develops a single job; it reports false when the queue
+// was empty.
+func (p *Pool) One(ctx context.Context, worker string) (bool, error) {
+	j, ok, err := p.store.Claim(ctx, worker, p.opts.Now().Add(p.opts.Lease))
+	if err != nil || !ok {
+		return false, err
+	}
+	p.notify.JobChanged(ctx, j)
+	return true, p.develop(ctx, worker, j)
+}
+
+func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		t := time.NewTicker(max(p.opts.Lease/3, 50*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+				held, err := p.store.Heartbeat(runCtx, j.ID, worker, p.opts.Now().Add(p.opts.Lease))
+				if err == nil && !held {
+					cancel(errLeaseLost)
+					return
+				}
+			}
+		}
+	}()
+	res, err := p.render(runCtx, j)
+	cancel(nil)
+	<-beat
+	switch {
+	case errors.Is(context.Cause(runCtx), errLeaseLost):
+		p.log.Warn("lease lost while rendering; the rescuer owns the job now", "job", j.ID)
+		return nil
+	case err != nil && ctx.Err() != nil:
+		// Shutting down past the grace period: hand the job back.
+		done, rerr := p.store.Release(context.WithoutCancel(ctx), j, worker)
+		if rerr == nil {
+			p.notify.JobChanged(ctx, done)
+		}
+		return rerr
+	case err != nil:
+		p.log.Warn("develop failed", "job", j.ID, "tool", j.Tool, "err", err)
+		done, ferr := p.store.Fail(ctx, j, worker, failure(err))
+		if ferr != nil {
+			return ferr
+		}
+		p.notify.JobChanged(ctx, done)
+		return nil
+	}
+	done, err := p.settle(ctx, worker, j, res)
+	if err != nil {
+		return err
+	}
+	p.notify.JobChanged(ctx, done)
+	return nil
+}
+
+var errLeaseLost = errors.New("lease lost")
+
+func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
+	keys, err := p.store.InputKeys(ctx, j.HouseID, j.Inputs)
+	if err != nil {
+		return engine.Result{}, engine.InputError(j.Tool, "the inputs could not be found", err)
+	}
+	req := engine.Request{Tool: j.Tool, Params: j.Params, Tier: engine.Tier(j.Tier)}
+	for i, in := range j.Inputs {
+		data, err := p.read(ctx, keys[i])
+		if err != nil {
+			return engine.Result{}, engine.InputError(j.Tool, "the "+in.Role+" input could not be read", err)
+		}
+		req.Inputs = append(req.Inputs, engine.Input{Role: in.Role, Data: data})
+	}
+	if w, h := shape(j.Params); w > 0 && h > 0 {
+		req.Shape = &engine.Shape{Width: w, Height: h}
+	}
+	return p.engine.Run(ctx, req)
+}
+
+func (p *Pool) read(ctx context.Context, key string) ([]byte, error) {
+	obj, err := p.blobs.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	return io.ReadAll(obj)
+}
+
+// shape reads an output destination's size from the params a look or a
+// duplicate carried (outputWidth, outputHeight).
+func shape(params map[string]string) (int, int) {
+	w, _ := strconv.Atoi(params["outputWidth"])
+	h, _ := strconv.Atoi(params["outputHeight"])
+	return w, h
+}
+
+// settle stores the frame's bytes, then the asset row, hold post and event
+// in one transaction. Bytes whose row never committed are removed.
+func (p *Pool) settle(ctx context.Context, worker string, j job.Job, res engine.Result) (job.Job, error) {
+	f := Frame{AssetID: uuid.Must(uuid.NewV7()).String(), Mime: res.Mime, Width: res.Width, Height: res.Height}
+	f.BlobKey = "assets/" + j.HouseID + "/" + f.AssetID
+	n, err := p.blobs.Put(ctx, f.BlobKey, bytesReader(res.Data))
+	if err != nil {
+		return job.Job{}, fmt.Errorf("store frame of job %s: %w", j.ID, err)
+	}
+	f.Size, f.SHA256 = n, digest(res.Data)
+	done, err := p.store.Finish(ctx, j, worker, f)
+	if err != nil {
+		_ = p.blobs.Delete(context.WithoutCancel(ctx), f.BlobKey)
+		return job.Job{}, err
+	}
+	return done, nil
+}
+
+// failure is the plain sentence a failed job shows; its hold is voided,
+// so nothing is charged.
+func failure(err error) string {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Reason != "" {
+		return e.Reason
+	}
+	if errors.Is(err, engine.ErrUnsupported) {
+		return "No configured engine performs this tool. Nothing was charged."
+	}
+	return "The develop failed. Nothing was charged."
+}
