@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The test runner behind `make test` (and so CI).
+#
+#  1. install what the machine lacks: Debian postgresql, chromium, make, curl; versitygw into
+#     .cache/bin (go install, once); @redocly/cli into npx's cache
+#  2. start a throwaway PostgreSQL and a versitygw S3 server on free loopback ports
+#  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
+#     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set
+#  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
+#  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
+#  6. stop everything (also on failure or Ctrl-C) and exit non-zero if the tests, the MCP check or
+#     the lint failed
+#
+# GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then PATH=$PATH:/usr/local/go/bin; fi
+
+WORK=
+GO_TEST_PID=
+PHASE=
+PHASE_T0=0
+SUMMARY=()
+T_START=$(now_ms)
+
+phase_begin() {
+	PHASE=$1
+	PHASE_T0=$(now_ms)
+	log "phase $PHASE"
+}
+phase_end() { # [status]
+	local dt=$(($(now_ms) - PHASE_T0)) status=${1:-ok}
+	SUMMARY+=("$(printf '%-8s %8s  %s' "$PHASE" "$(fmt_ms "$dt")" "$status")")
+	log "phase $PHASE: $(fmt_ms "$dt") ($status)"
+	PHASE=
+}
+
+# shellcheck disable=SC2317 # invoked by the trap
+cleanup() {
+	local rc=$?
+	set +e
+	[[ -n $PHASE ]] && phase_end "aborted, exit $rc"
+	if [[ -n $GO_TEST_PID ]]; then
+		kill -TERM -- "-$GO_TEST_PID" 2>/dev/null
+		wait "$GO_TEST_PID" 2>/dev/null
+	fi
+	if [[ -n $WORK ]]; then
+		stop_s3 "$WORK/s3"
+		stop_pg "$WORK/pg"
+		rm -rf "$WORK"
+	fi
+	log "timings:"
+	printf '      %s\n' "${SUMMARY[@]}" >&2
+	log "total $(fmt_ms $(($(now_ms) - T_START))), exit $rc"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+phase_begin install
+ensure_packages "${STUDIO_APT_PACKAGES[@]}"
+install_versitygw "$ROOT"
+# Fetch the linter now, so that a missing registry fails early and the lint phase times the lint.
+REDOCLY=(npx --yes "@redocly/cli@$REDOCLY_VERSION")
+REDOCLY_TELEMETRY=off "${REDOCLY[@]}" --version >/dev/null 2>&1 || die "cannot run @redocly/cli@$REDOCLY_VERSION with npx"
+phase_end
+
+phase_begin services
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")
+chmod 755 "$WORK" # the postgres user must reach $WORK/pg
+start_pg "$WORK/pg"
+start_s3 "$ROOT" "$WORK/s3"
+phase_end
+
+mkdir -p .cache
+export OPENAPI_OUT=$ROOT/.cache/openapi.json
+rm -f "$OPENAPI_OUT"
+read -ra pkgs <<<"${GO_TEST_PKGS:-./...}"
+log "TEST_DATABASE_URL=$TEST_DATABASE_URL"
+log "TEST_S3_URL=$TEST_S3_URL (AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID)"
+log "OPENAPI_OUT=$OPENAPI_OUT"
+
+phase_begin tests
+test_rc=0
+# In its own process group, waited for in the background, so that a TERM or INT to this script
+# stops the tests at once (cleanup kills the group) instead of after they finish.
+setsid -w go test -race -count=1 -timeout=30m "${pkgs[@]}" &
+GO_TEST_PID=$!
+wait "$GO_TEST_PID" || test_rc=$?
+GO_TEST_PID=
+phase_end "$( ((test_rc == 0)) && echo ok || echo "FAILED, exit $test_rc")"
+if ((test_rc != 0)) && grep -qE 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log"; then
+	# The logs go with $WORK at exit; keep the server's side of a failure in the output.
+	log "last errors in the PostgreSQL log (some may be expected by the tests):"
+	grep -E 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log" | tail -n 20 >&2
+fi
+
+phase_begin mcp
+mcp_rc=0
+bash scripts/mcp-inspector.sh || mcp_rc=$?
+phase_end "$( ((mcp_rc == 0)) && echo ok || echo "FAILED, exit $mcp_rc")"
+
+phase_begin lint
+lint_rc=0
+if [[ -f $OPENAPI_OUT ]]; then
+	REDOCLY_TELEMETRY=off "${REDOCLY[@]}" lint --config=scripts/redocly.yaml --format=stylish "$OPENAPI_OUT" || lint_rc=$?
+else
+	printf 'error: the tests did not write the OpenAPI document to OPENAPI_OUT=%s\n' "$OPENAPI_OUT" >&2
+	lint_rc=1
+fi
+phase_end "$( ((lint_rc == 0)) && echo ok || echo "FAILED, exit $lint_rc")"
+
+((test_rc == 0)) || exit "$test_rc"
+((mcp_rc == 0)) || exit "$mcp_rc"
+exit "$lint_rc"
