@@ -48,6 +48,7 @@ type DB struct {
 	r      *sql.DB
 	now    func() time.Time
 	binds  sync.Map // query with ? -> query with $n (PostgreSQL)
+	stmts  sync.Map // stmtKey -> *sql.Stmt (SQLite)
 }
 
 // Options configure Open.
@@ -132,8 +133,9 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 // Engine reports which database is in use.
 func (db *DB) Engine() Engine { return db.engine }
 
-// Close closes the connections.
+// Close closes the prepared statements and the connections.
 func (db *DB) Close() error {
+	db.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
@@ -186,22 +188,83 @@ type queryer interface {
 
 // Tx is a transaction (or the read pool) with placeholders rebound.
 type Tx struct {
-	db *DB
-	q  queryer
+	db   *DB
+	q    queryer
+	pool *sql.DB  // set when q is a pool: statements are prepared once and kept
+	tx   *sql.Tx  // set inside a write transaction
+	miss []string // statements the transaction ran unprepared, prepared after it
+}
+
+// stmt returns a prepared statement for query, or nil to run it directly.
+// Inside a transaction it uses the writer's prepared statement when there
+// is one and otherwise notes the query, to prepare once the single writer
+// connection is free again.
+func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if t.tx == nil {
+		return t.db.prepared(ctx, t.pool, query)
+	}
+	if t.db.engine != SQLite {
+		return nil
+	}
+	if st, ok := t.db.stmts.Load(stmtKey{t.db.w, query}); ok {
+		return t.tx.StmtContext(ctx, st.(*sql.Stmt))
+	}
+	t.miss = append(t.miss, query)
+	return nil
 }
 
 func (t *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		res, err := st.ExecContext(ctx, args...)
+		return res, translate(err)
+	}
 	res, err := t.q.ExecContext(ctx, t.db.bind(query), args...)
 	return res, translate(err)
 }
 
 func (t *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		rows, err := st.QueryContext(ctx, args...)
+		return rows, translate(err)
+	}
 	rows, err := t.q.QueryContext(ctx, t.db.bind(query), args...)
 	return rows, translate(err)
 }
 
 func (t *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.q.QueryRowContext(ctx, t.db.bind(query), args...)
+}
+
+type stmtKey struct {
+	pool  *sql.DB
+	query string
+}
+
+// prepared returns the pool's prepared statement for query, preparing it
+// the first time. SQLite parses a statement on every prepare, so keeping
+// them halves the cost of a point read; PostgreSQL (pgx) already caches
+// statements per connection, so it returns nil there and for
+// transactions, and the caller runs the query directly.
+func (db *DB) prepared(ctx context.Context, pool *sql.DB, query string) *sql.Stmt {
+	if pool == nil || db.engine != SQLite {
+		return nil
+	}
+	k := stmtKey{pool, query}
+	if st, ok := db.stmts.Load(k); ok {
+		return st.(*sql.Stmt)
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // the direct call reports the error
+	}
+	if prev, loaded := db.stmts.LoadOrStore(k, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt)
+	}
+	return st
 }
 
 // write runs fn in one transaction on the writer; it commits when fn
@@ -211,7 +274,13 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", translate(err))
 	}
-	if err := fn(&Tx{db: db, q: sqlTx}); err != nil {
+	tx := &Tx{db: db, q: sqlTx, tx: sqlTx}
+	defer func() {
+		for _, q := range tx.miss {
+			db.prepared(ctx, db.w, q)
+		}
+	}()
+	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}
@@ -222,10 +291,10 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
 }
 
 // read returns the read pool as a Tx-shaped handle.
-func (db *DB) read() *Tx { return &Tx{db: db, q: db.r} }
+func (db *DB) read() *Tx { return &Tx{db: db, q: db.r, pool: db.r} }
 
 // writer returns the writer as a Tx-shaped handle for single statements.
-func (db *DB) writer() *Tx { return &Tx{db: db, q: db.w} }
+func (db *DB) writer() *Tx { return &Tx{db: db, q: db.w, pool: db.w} }
 
 // RawExec runs one statement on the writer. Tests use it to prove the
 // schema's own constraints.
