@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Tier is a quality tier: the long edge, in pixels, of a developed frame.
+type Tier string
+
+// The quality tiers of SPEC §8.
+const (
+	Tier1K Tier = "1k"
+	Tier2K Tier = "2k"
+	Tier4K Tier = "4k"
+)
+
+// Pixels is the tier's long edge in pixels: 1024, 2048 or 4096; 0 for an unknown tier.
+func (t Tier) Pixels() int {
+	switch t {
+	case Tier1K:
+		return 1024
+	case Tier2K:
+		return 2048
+	case Tier4K:
+		return 4096
+	}
+	return 0
+}
+
+// Valid reports whether t is one of the known tiers.
+func (t Tier) Valid() bool { return t.Pixels() > 0 }
+
+// Shape is the width and height of an output destination. Only its aspect
+// counts: a frame is composed for the shape and developed at the tier's
+// pixels, never resampled to Width x Height.
+type Shape struct {
+	Width, Height int
+}
+
+// Input is the bytes of one house asset (jpeg, png or webp) in a role.
+type Input struct {
+	Role string
+	Data []byte
+}
+
+// Request is one develop: a tool, its inputs by role (DECISIONS §5; "garment"
+// may repeat for tryon), string options, the tier and an optional shape.
+type Request struct {
+	Tool   string
+	Inputs []Input
+	Params map[string]string
+	Tier   Tier
+	Shape  *Shape // nil keeps the input's own aspect
+}
+
+// Input returns the data of the first input in role, if any.
+func (r Request) Input(role string) ([]byte, bool) {
+	for _, in := range r.Inputs {
+		if in.Role == role {
+			return in.Data, true
+		}
+	}
+	return nil, false
+}
+
+// All returns the data of every input in role, in order.
+func (r Request) All(role string) [][]byte {
+	var out [][]byte
+	for _, in := range r.Inputs {
+		if in.Role == role {
+			out = append(out, in.Data)
+		}
+	}
+	return out
+}
+
+// Param returns the trimmed option name, or "" when it is absent.
+func (r Request) Param(name string) string {
+	return strings.TrimSpace(r.Params[name])
+}
+
+// Result is a developed frame: encoded bytes, their media type and the
+// frame's pixel size. For a still image the long edge equals the tier's pixels.
+type Result struct {
+	Data          []byte
+	Mime          string
+	Width, Height int
+}
+
+// Engine performs develops. Implementations are safe for concurrent use.
+type Engine interface {
+	// Name is a short lowercase name for logs and capabilities ("local", "fal").
+	Name() string
+	// Tools lists the tools the engine can honestly perform, sorted.
+	Tools() []string
+	// Can reports whether tool is in Tools.
+	Can(tool string) bool
+	// Run performs r and blocks until it is done or ctx ends. Its errors are
+	// an *Error (input or provider fault), ErrUnsupported, or one wrapping
+	// ctx.Err() when ctx ended first.
+	Run(ctx context.Context, r Request) (Result, error)
+}
+
+// ErrUnsupported is returned by Run for a tool the engine cannot perform.
+// Callers map it to 503 FAL_NOT_CONFIGURED (image tools) or AI_NOT_CONFIGURED
+// (text tools), as DECISIONS §5 says.
+var ErrUnsupported = errors.New("engine: tool not supported")
+
+// Fault says whose fault a failed run is, which decides whether a retry can help.
+type Fault uint8
+
+const (
+	// FaultInput: the inputs or params are bad (undecodable image, missing
+	// role, bad option, no subject to find). The job fails; a retry is futile.
+	FaultInput Fault = iota + 1
+	// FaultProvider: the engine or its provider failed (network, non-2xx,
+	// FAILED status, bad output). A retry may succeed.
+	FaultProvider
+)
+
+func (f Fault) String() string {
+	switch f {
+	case FaultInput:
+		return "input"
+	case FaultProvider:
+		return "provider"
+	}
+	return "unknown"
+}
+
+// Error is a failed run. Reason is one plain sentence that may be shown to a
+// user (it becomes the job's error); Err is the cause, for the log.
+type Error struct {
+	Fault  Fault
+	Tool   string
+	Reason string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	s := "engine: " + e.Fault.String() + " fault"
+	if e.Tool != "" {
+		s += " in " + e.Tool
+	}
+	s += ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// InputError returns an input fault of tool with a plain reason and an optional cause.
+func InputError(tool, reason string, cause error) *Error {
+	return &Error{Fault: FaultInput, Tool: tool, Reason: reason, Err: cause}
+}
+
+// ProviderError returns a provider fault of tool with a plain reason and an optional cause.
+func ProviderError(tool, reason string, cause error) *Error {
+	return &Error{Fault: FaultProvider, Tool: tool, Reason: reason, Err: cause}
+}
+
+// IsInput reports whether err is, or wraps, an input fault.
+func IsInput(err error) bool {
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.Fault == FaultInput
+}
+
+// IsProvider reports whether err is, or wraps, a provider fault.
+func IsProvider(err error) bool {
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.Fault == FaultProvider
+}
+
+// unsupported wraps ErrUnsupported with the tool's name.
+func unsupported(engine, tool string) error {
+	return fmt.Errorf("%w: %s cannot perform %q", ErrUnsupported, engine, tool)
+}
+
+// Chain returns an engine that runs each tool on the first of engines that
+// can perform it, so a configured fal engine can stand in front of the local
+// one. Its Tools are the union of theirs.
+func Chain(engines ...Engine) Engine {
+	return chain(slices.Clone(engines))
+}
+
+type chain []Engine
+
+func (c chain) Name() string {
+	names := make([]string, len(c))
+	for i, e := range c {
+		names[i] = e.Name()
+	}
+	return strings.Join(names, "+")
+}
+
+func (c chain) Tools() []string {
+	var tools []string
+	for _, e := range c {
+		tools = append(tools, e.Tools()...)
+	}
+	slices.Sort(tools)
+	return slices.Compact(tools)
+}
+
+func (c chain) Can(tool string) bool {
+	return slices.ContainsFunc(c, func(e Engine) bool { return e.Can(tool) })
+}
+
+func (c chain) Run(ctx context.Context, r Request) (Result, error) {
+	for _, e := range c {
+		if e.Can(r.Tool) {
+			return e.Run(ctx, r)
+		}
+	}
+	return Result{}, unsupported(c.Name(), r.Tool)
+}

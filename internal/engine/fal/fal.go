@@ -1,0 +1,475 @@
+// Package fal is the engine that develops frames on fal.ai through its queue
+// API, used when FAL_KEY is set.
+//
+// The protocol (fal.ai docs, "Queue"): POST {base}/{model_id} with
+// "Authorization: Key <FAL_KEY>" and the model's JSON input answers
+// {request_id, status_url, response_url, cancel_url}. GET status_url answers
+// {status: IN_QUEUE | IN_PROGRESS | COMPLETED, queue_position, ...}; a
+// COMPLETED status may carry an "error". The engine polls it with a backoff
+// (250 ms growing 1.5x to 3 s), then GETs response_url for the model's output
+// JSON ({images: [{url, width, height, content_type}]}, {image: {...}} or
+// {video: {...}}) and downloads the file. When ctx ends first, it sends PUT
+// cancel_url and returns an error wrapping ctx.Err(). Status, response and
+// cancel URLs are taken from the submit answer when they are on the base
+// URL's origin, and built as {base}/{owner}/{alias}/requests/{id}/... (the
+// model id without its subpath) otherwise.
+//
+// Inputs are validated as the local engine does (engine.Validate, plus a
+// header probe of each image) before anything is spent, and sent as base64
+// data URIs in the models' image fields. Model ids per tool are the
+// configuration table DefaultModels. A non-2xx answer, a status other than
+// the three, a COMPLETED with an error, an output without a file, or a file
+// that is not an image is a provider fault. Still results are resampled to
+// the tier's long edge and composed for the request's shape, exactly like
+// local results (engine.Finish); remove-background stays a PNG with alpha.
+// A lookbook-video result is passed through at the provider's resolution
+// (the tier rule applies to stills), with its size read from the output or
+// the MP4 header.
+package fal
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"studio/internal/engine"
+)
+
+// DefaultBaseURL is fal.ai's queue endpoint.
+const DefaultBaseURL = "https://queue.fal.run"
+
+// Download caps: a result larger than this is a provider fault.
+const (
+	maxImageBytes = 64 << 20
+	maxVideoBytes = 512 << 20
+	maxJSONBytes  = 8 << 20
+)
+
+// Engine is the fal.ai queue engine. It is safe for concurrent use.
+type Engine struct {
+	key     string
+	base    *url.URL
+	client  *http.Client
+	models  map[string]string
+	pollMin time.Duration
+	pollMax time.Duration
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithHTTPClient sets the HTTP client (default: a client with a 60 s timeout per call).
+func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
+
+// WithModels replaces entries of the tool -> model id table (DefaultModels).
+func WithModels(m map[string]string) Option {
+	return func(e *Engine) { maps.Copy(e.models, m) }
+}
+
+// WithPolling sets the first status poll delay and the largest one the backoff grows to.
+func WithPolling(first, most time.Duration) Option {
+	return func(e *Engine) { e.pollMin, e.pollMax = first, max(first, most) }
+}
+
+// New returns the fal engine for an API key. baseURL is the queue endpoint,
+// DefaultBaseURL when empty; tests point it at a local server.
+func New(key, baseURL string, opts ...Option) (*Engine, error) {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("fal: base URL %q is not an http(s) URL", baseURL)
+	}
+	if strings.TrimSpace(key) == "" {
+		return nil, errors.New("fal: the API key is empty")
+	}
+	e := &Engine{
+		key:     key,
+		base:    u,
+		client:  &http.Client{Timeout: 60 * time.Second},
+		models:  maps.Clone(DefaultModels),
+		pollMin: 250 * time.Millisecond,
+		pollMax: 3 * time.Second,
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e, nil
+}
+
+// Name is "fal".
+func (e *Engine) Name() string { return "fal" }
+
+// Tools lists the tools with a model in the table, sorted.
+func (e *Engine) Tools() []string {
+	var out []string
+	for t, m := range e.models {
+		if !strings.Contains(t, "+") && m != "" {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Can reports whether tool has a model in the table.
+func (e *Engine) Can(tool string) bool {
+	return !strings.Contains(tool, "+") && e.models[tool] != ""
+}
+
+// Run submits r to fal's queue and blocks until the result is downloaded or ctx ends.
+func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {
+	if !e.Can(r.Tool) {
+		return engine.Result{}, fmt.Errorf("%w: fal has no model for %q", engine.ErrUnsupported, r.Tool)
+	}
+	if err := engine.Validate(r); err != nil {
+		return engine.Result{}, err
+	}
+	uris := map[string][]string{}
+	sizes := map[string][2]int{}
+	for _, in := range r.Inputs {
+		mime, w, h, err := engine.Probe(in.Data)
+		if err != nil {
+			if fe, ok := errors.AsType[*engine.Error](err); ok {
+				c := *fe
+				c.Tool, c.Reason = r.Tool, "The "+in.Role+" input: "+c.Reason
+				return engine.Result{}, &c
+			}
+			return engine.Result{}, err
+		}
+		uris[in.Role] = append(uris[in.Role], "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(in.Data))
+		if _, ok := sizes[in.Role]; !ok {
+			sizes[in.Role] = [2]int{w, h}
+		}
+	}
+	c, err := e.buildCall(r, uris, sizes)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	out, err := e.do(ctx, r.Tool, c)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	// tryon with several garments: each further garment goes onto the last result.
+	if r.Tool == "tryon" {
+		for _, g := range uris["garment"][1:] {
+			c.input["model_image"] = out.URL
+			c.input["garment_image"] = g
+			if out, err = e.do(ctx, r.Tool, c); err != nil {
+				return engine.Result{}, err
+			}
+		}
+	}
+	return e.fetchResult(ctx, r, out)
+}
+
+// file is a file in a model's output.
+type file struct {
+	URL         string `json:"url"`
+	ContentType string `json:"content_type"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+}
+
+// output is the part of a model's output JSON the engine reads.
+type output struct {
+	Images []file `json:"images"`
+	Image  *file  `json:"image"`
+	Video  *file  `json:"video"`
+}
+
+func (o output) file() (file, bool) {
+	switch {
+	case o.Image != nil && o.Image.URL != "":
+		return *o.Image, true
+	case len(o.Images) > 0 && o.Images[0].URL != "":
+		return o.Images[0], true
+	case o.Video != nil && o.Video.URL != "":
+		return *o.Video, true
+	}
+	return file{}, false
+}
+
+// queued is the submit answer.
+type queued struct {
+	RequestID   string `json:"request_id"`
+	StatusURL   string `json:"status_url"`
+	ResponseURL string `json:"response_url"`
+	CancelURL   string `json:"cancel_url"`
+}
+
+// status is a status answer.
+type status struct {
+	Status        string `json:"status"`
+	QueuePosition *int   `json:"queue_position"`
+	Error         string `json:"error"`
+	ErrorType     string `json:"error_type"`
+}
+
+// do submits one call, polls it to completion and returns its output file.
+func (e *Engine) do(ctx context.Context, tool string, c call) (file, error) {
+	body, err := json.Marshal(c.input)
+	if err != nil {
+		return file{}, engine.ProviderError(tool, "The request for fal could not be encoded.", err)
+	}
+	var q queued
+	if err := e.call(ctx, tool, http.MethodPost, e.base.JoinPath(c.model).String(), body, &q); err != nil {
+		return file{}, err
+	}
+	if q.RequestID == "" {
+		return file{}, engine.ProviderError(tool, "fal accepted the request without a request id.", nil)
+	}
+	statusURL := e.queueURL(q.StatusURL, c.model, q.RequestID, "status")
+	responseURL := e.queueURL(q.ResponseURL, c.model, q.RequestID, "")
+	cancelURL := e.queueURL(q.CancelURL, c.model, q.RequestID, "cancel")
+
+	wait := e.pollMin
+	failures := 0
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return file{}, e.cancel(ctx, cancelURL, q.RequestID)
+		case <-timer.C:
+		}
+		var st status
+		err := e.call(ctx, tool, http.MethodGet, statusURL, nil, &st)
+		switch {
+		case ctx.Err() != nil:
+			return file{}, e.cancel(ctx, cancelURL, q.RequestID)
+		case err != nil && transient(err) && failures < 3:
+			failures++
+		case err != nil:
+			return file{}, err
+		default:
+			failures = 0
+			switch st.Status {
+			case "IN_QUEUE", "IN_PROGRESS":
+			case "COMPLETED":
+				if st.Error != "" {
+					return file{}, engine.ProviderError(tool, "fal could not complete the request.", fmt.Errorf("%s: %s", cmpOr(st.ErrorType, "error"), st.Error))
+				}
+				return e.response(ctx, tool, responseURL)
+			default:
+				return file{}, engine.ProviderError(tool, "fal reported the request as "+strings.ToLower(st.Status)+".", fmt.Errorf("status %q", st.Status))
+			}
+		}
+		wait = min(e.pollMax, wait*3/2)
+		timer.Reset(wait)
+	}
+}
+
+// response reads a completed request's output.
+func (e *Engine) response(ctx context.Context, tool, responseURL string) (file, error) {
+	var out output
+	if err := e.call(ctx, tool, http.MethodGet, responseURL, nil, &out); err != nil {
+		if ctx.Err() != nil {
+			return file{}, fmt.Errorf("fal: reading the result stopped: %w", ctx.Err())
+		}
+		return file{}, err
+	}
+	f, ok := out.file()
+	if !ok {
+		return file{}, engine.ProviderError(tool, "fal's output has no image or video.", nil)
+	}
+	return f, nil
+}
+
+// cancel asks fal to cancel a request after ctx ended, and returns the error Run reports.
+func (e *Engine) cancel(ctx context.Context, cancelURL, id string) error {
+	cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer stop()
+	req, err := http.NewRequestWithContext(cctx, http.MethodPut, cancelURL, nil)
+	if err == nil {
+		req.Header.Set("Authorization", "Key "+e.key)
+		if res, err := e.client.Do(req); err == nil {
+			io.Copy(io.Discard, io.LimitReader(res.Body, 4096))
+			res.Body.Close()
+		}
+	}
+	return fmt.Errorf("fal: request %s cancelled: %w", id, ctx.Err())
+}
+
+// httpError is a non-2xx answer from fal.
+type httpError struct {
+	status int
+	detail string
+}
+
+func (h *httpError) Error() string { return fmt.Sprintf("fal answered %d: %s", h.status, h.detail) }
+
+// transient reports whether a poll may be retried: a network error, 429 or 5xx.
+func transient(err error) bool {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status == http.StatusTooManyRequests || he.status >= 500
+	}
+	return true
+}
+
+// call sends one authorised JSON request and decodes a 2xx answer into out.
+// Its errors are provider faults (wrapping an *httpError for non-2xx).
+func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return engine.ProviderError(tool, "The fal request could not be made.", err)
+	}
+	req.Header.Set("Authorization", "Key "+e.key)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		return engine.ProviderError(tool, "fal could not be reached.", err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxJSONBytes))
+	if err != nil {
+		return engine.ProviderError(tool, "fal's answer could not be read.", err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return engine.ProviderError(tool, fmt.Sprintf("fal answered %d.", res.StatusCode), &httpError{status: res.StatusCode, detail: detailOf(data)})
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return engine.ProviderError(tool, "fal's answer is not the expected JSON.", err)
+	}
+	return nil
+}
+
+// detailOf reads fal's error body ({"detail": "..."} or {"detail": [{"msg": ...}]}).
+func detailOf(data []byte) string {
+	var body struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(data, &body) == nil && len(body.Detail) > 0 {
+		var s string
+		if json.Unmarshal(body.Detail, &s) == nil {
+			return s
+		}
+		var list []struct {
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal(body.Detail, &list) == nil && len(list) > 0 {
+			msgs := make([]string, 0, len(list))
+			for _, d := range list {
+				msgs = append(msgs, d.Msg)
+			}
+			return strings.Join(msgs, "; ")
+		}
+	}
+	s := strings.TrimSpace(string(data))
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+// queueURL returns given when it is on the base's origin, else the URL built
+// from the model's app id ({owner}/{alias}, without a subpath).
+func (e *Engine) queueURL(given, model, id, suffix string) string {
+	if u, err := url.Parse(given); err == nil && given != "" && e.sameOrigin(u) {
+		return u.String()
+	}
+	parts := strings.Split(strings.Trim(model, "/"), "/")
+	elems := slices.Concat(parts[:min(2, len(parts))], []string{"requests", id})
+	if suffix != "" {
+		elems = append(elems, suffix)
+	}
+	return e.base.JoinPath(elems...).String()
+}
+
+func (e *Engine) sameOrigin(u *url.URL) bool {
+	return strings.EqualFold(u.Scheme, e.base.Scheme) && strings.EqualFold(u.Host, e.base.Host)
+}
+
+// fetchResult downloads the output file and makes the engine's result of it.
+func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (engine.Result, error) {
+	video := r.Tool == "lookbook-video" || strings.HasPrefix(f.ContentType, "video/")
+	limit := int64(maxImageBytes)
+	if video {
+		limit = maxVideoBytes
+	}
+	data, mime, err := e.download(ctx, r.Tool, f.URL, limit)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	if video {
+		w, h := f.Width, f.Height
+		if w == 0 || h == 0 {
+			w, h = mp4Size(data)
+		}
+		return engine.Result{Data: data, Mime: cmpOr(f.ContentType, cmpOr(mime, "video/mp4")), Width: w, Height: h}, nil
+	}
+	img, err := engine.Decode(data)
+	if err != nil {
+		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result is not an image we can read.", err)
+	}
+	res, err := engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
+	if err != nil {
+		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
+	}
+	return res, nil
+}
+
+// download fetches a result file: a data URI, or an http(s) URL. The key is
+// sent only to the base URL's origin, never to a CDN.
+func (e *Engine) download(ctx context.Context, tool, raw string, limit int64) ([]byte, string, error) {
+	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
+		meta, payload, ok := strings.Cut(rest, ",")
+		if !ok || !strings.HasSuffix(meta, ";base64") {
+			return nil, "", engine.ProviderError(tool, "fal's result is a data URI that is not base64.", nil)
+		}
+		data, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			return nil, "", engine.ProviderError(tool, "fal's result data URI does not decode.", err)
+		}
+		return data, strings.TrimSuffix(meta, ";base64"), nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, "", engine.ProviderError(tool, "fal's result URL is not an http(s) URL.", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, "", engine.ProviderError(tool, "fal's result could not be requested.", err)
+	}
+	if e.sameOrigin(u) {
+		req.Header.Set("Authorization", "Key "+e.key)
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", fmt.Errorf("fal: download stopped: %w", ctx.Err())
+		}
+		return nil, "", engine.ProviderError(tool, "fal's result could not be downloaded.", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, "", engine.ProviderError(tool, fmt.Sprintf("fal's result download answered %d.", res.StatusCode), nil)
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
+	if err != nil {
+		return nil, "", engine.ProviderError(tool, "fal's result could not be downloaded.", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, "", engine.ProviderError(tool, "fal's result is larger than we accept.", nil)
+	}
+	return data, res.Header.Get("Content-Type"), nil
+}

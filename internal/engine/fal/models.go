@@ -1,0 +1,211 @@
+package fal
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"studio/internal/engine"
+)
+
+// DefaultModels maps each tool to the fal model id that performs it. It is
+// configuration, not code: WithModels replaces entries (for a newer version
+// of a model, or another with the same input schema). The entries with a
+// "+" suffix are the variant used when the request has the extra input:
+// "color-change+mask" when a mask is given, "generate-character+image" when
+// an image is given.
+var DefaultModels = map[string]string{
+	"upscale":                  "fal-ai/esrgan",
+	"reframe":                  "fal-ai/bria/expand",
+	"packshot":                 "fal-ai/bria/product-shot",
+	"remove-background":        "fal-ai/birefnet",
+	"camera-lens":              "fal-ai/flux-pro/kontext",
+	"harmonize":                "fal-ai/flux-pro/kontext/multi",
+	"iron":                     "fal-ai/flux-pro/kontext",
+	"cleanup":                  "fal-ai/bria/eraser",
+	"color-change":             "fal-ai/flux-pro/kontext",
+	"color-change+mask":        "fal-ai/flux-pro/v1/fill",
+	"fit-adjust":               "fal-ai/flux-pro/kontext",
+	"tryon":                    "fal-ai/fashn/tryon/v1.6",
+	"generate-character":       "fal-ai/flux/dev",
+	"generate-character+image": "fal-ai/flux-pro/kontext",
+	"lookbook-video":           "fal-ai/kling-video/v2.1/standard/image-to-video",
+}
+
+// call is one submission to the queue: a model and its JSON input.
+type call struct {
+	model string
+	input map[string]any
+}
+
+// buildCall turns a request into the model's input. Images travel as data
+// URIs (base64) in the model's image_url fields. tryon with several garments
+// is a chain of calls, built by the engine; this builds the first one.
+func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map[string][2]int) (call, error) {
+	one := func(role string) string {
+		if u := uris[role]; len(u) > 0 {
+			return u[0]
+		}
+		return ""
+	}
+	model := e.models[r.Tool]
+	in := map[string]any{}
+	switch r.Tool {
+	case "upscale":
+		in["image_url"] = one("image")
+		in["scale"] = upscaleFactor(r, sizes["image"])
+		in["model"] = "RealESRGAN_x4plus"
+		in["output_format"] = "png"
+	case "reframe":
+		a, err := targetAspect(r)
+		if err != nil {
+			return call{}, err
+		}
+		in["image_url"] = one("image")
+		in["aspect_ratio"] = nearestAspect(a)
+	case "packshot":
+		in["image_url"] = one("image")
+		in["placement_type"] = "automatic"
+		in["num_results"] = 1
+		switch bg := r.Param("bg"); bg {
+		case "image":
+			in["ref_image_url"] = one("background")
+		case "", "white":
+			in["scene_description"] = "the product alone on a seamless pure white studio background, soft shadow"
+		default:
+			in["scene_description"] = "the product alone on a seamless plain studio background of colour " + bg + ", soft shadow"
+		}
+	case "remove-background":
+		in["image_url"] = one("image")
+		in["output_format"] = "png"
+	case "camera-lens":
+		lens := engine.DefaultLens
+		if s := r.Param("lens"); s != "" {
+			lens, _ = engine.ParseLens(s)
+		}
+		in["image_url"] = one("image")
+		in["prompt"] = lensPrompt(lens)
+	case "harmonize":
+		in["image_urls"] = []string{one("background"), one("image")}
+		in["prompt"] = "Place the subject of the second image into the scene of the first image, matching its light, colour and shadows. Keep the subject's garments, face and pose exactly."
+	case "iron":
+		in["image_url"] = one("image")
+		in["prompt"] = "Remove the wrinkles and creases from the garment as if it were freshly steamed. Keep its colour, pattern, seams, cut and everything else in the image unchanged."
+	case "cleanup":
+		in["image_url"] = one("image")
+		in["mask_url"] = one("mask")
+	case "color-change":
+		in["image_url"] = one("image")
+		in["prompt"] = "Change the colour of the garment to " + r.Param("color") + ". Keep its shading, texture, folds, shape and everything else in the image unchanged."
+		if m := one("mask"); m != "" {
+			model = e.models["color-change+mask"]
+			in["mask_url"] = m
+			in["prompt"] = "The same garment in the colour " + r.Param("color") + ", with the same shading, texture and folds."
+		}
+	case "fit-adjust":
+		fit, _ := engine.ParseFit(r.Param("fit"))
+		in["image_url"] = one("image")
+		in["prompt"] = "Make the garment a " + string(fit) + " fit. Keep the person, pose, fabric, colour and background unchanged."
+	case "tryon":
+		in["model_image"] = one("model")
+		in["garment_image"] = one("garment")
+		in["category"] = "auto"
+	case "generate-character":
+		prompt := r.Param("prompt")
+		if img := one("image"); img != "" {
+			model = e.models["generate-character+image"]
+			in["image_url"] = img
+			if prompt == "" {
+				prompt = "The same person as a full-length fashion model on a plain studio background, same face and build."
+			}
+		} else {
+			w, h := engine.Canvas(engine.Tier1K, targetOrSquare(r))
+			in["image_size"] = map[string]int{"width": w, "height": h}
+			in["num_images"] = 1
+		}
+		in["prompt"] = prompt
+	case "lookbook-video":
+		in["image_url"] = one("image")
+		in["prompt"] = cmpOr(r.Param("prompt"), "The model walks gently towards the camera and turns, the garment moving naturally; steady camera.")
+		in["duration"] = "5"
+	default:
+		return call{}, engine.ErrUnsupported
+	}
+	if s := r.Param("prompt"); s != "" && r.Tool != "generate-character" && r.Tool != "lookbook-video" {
+		if p, ok := in["prompt"].(string); ok {
+			in["prompt"] = p + " " + s
+		}
+	}
+	return call{model: model, input: in}, nil
+}
+
+// upscaleFactor is the whole scale (2 or 4, the model's choices) that takes
+// the input's long edge to the tier or past it; the result is then resampled
+// to the tier exactly.
+func upscaleFactor(r engine.Request, size [2]int) int {
+	if 2*max(size[0], size[1]) >= r.Tier.Pixels() {
+		return 2
+	}
+	return 4
+}
+
+// targetAspect is the shape's aspect, else params.aspect.
+func targetAspect(r engine.Request) (engine.Aspect, error) {
+	if r.Shape != nil {
+		return r.Shape.Aspect(), nil
+	}
+	a, err := engine.ParseAspect(r.Param("aspect"))
+	if err != nil {
+		return engine.Aspect{}, engine.InputError(r.Tool, "Reframe needs an aspect option (like 4:5) or an output destination.", err)
+	}
+	return a, nil
+}
+
+func targetOrSquare(r engine.Request) engine.Aspect {
+	if r.Shape != nil {
+		return r.Shape.Aspect()
+	}
+	if a, err := engine.ParseAspect(r.Param("aspect")); err == nil {
+		return a
+	}
+	return engine.Aspect{W: 1, H: 1}
+}
+
+// expandAspects are the ratios the expand model accepts.
+var expandAspects = []string{"1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9"}
+
+// nearestAspect picks the accepted ratio closest to a (in log ratio); the
+// result is composed for a exactly afterwards.
+func nearestAspect(a engine.Aspect) string {
+	best, bestD := expandAspects[0], math.Inf(1)
+	for _, s := range expandAspects {
+		c, _ := engine.ParseAspect(s)
+		if d := math.Abs(math.Log(c.Ratio() / a.Ratio())); d < bestD {
+			best, bestD = s, d
+		}
+	}
+	return best
+}
+
+func lensPrompt(l engine.Lens) string {
+	if l.Macro {
+		return "Re-shoot this photo with a macro lens: a razor-thin plane of focus on the garment's detail, everything else falling off into soft blur. Keep the subject, colours and composition."
+	}
+	character := "natural perspective"
+	switch {
+	case l.Focal <= 28:
+		character = "wide-angle perspective with slight barrel distortion and visible vignetting"
+	case l.Focal <= 40:
+		character = "a reportage feel, mild barrel distortion and gentle vignetting"
+	case l.Focal >= 70:
+		character = "portrait compression, a creamy out-of-focus background and a slight vignette"
+	}
+	return fmt.Sprintf("Re-shoot this photo as if taken with a %s lens on a full-frame camera: %s. Keep the subject, garments, colours and composition.", l, character)
+}
+
+func cmpOr(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

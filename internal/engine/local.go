@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+)
+
+// Local is the embedded engine: real image processing in this process, with
+// no network and no randomness, so the same request gives the same bytes.
+type Local struct {
+	tools map[string]localTool
+}
+
+type localTool func(ctx context.Context, r Request) (Result, error)
+
+// NewLocal returns the local engine.
+func NewLocal() *Local {
+	return &Local{tools: map[string]localTool{
+		"upscale":           runUpscale,
+		"reframe":           runReframe,
+		"packshot":          runPackshot,
+		"remove-background": runRemoveBackground,
+		"camera-lens":       runCameraLens,
+		"harmonize":         runHarmonize,
+		"iron":              runIron,
+		"cleanup":           runCleanup,
+		"color-change":      runColorChange,
+		"fit-adjust":        runFitAdjust,
+		"tryon":             runTryon,
+	}}
+}
+
+// Name is "local".
+func (l *Local) Name() string { return "local" }
+
+// Tools lists the tools the local engine performs, sorted.
+func (l *Local) Tools() []string {
+	out := make([]string, 0, len(l.tools))
+	for t := range l.tools {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Can reports whether the local engine performs tool.
+func (l *Local) Can(tool string) bool {
+	_, ok := l.tools[tool]
+	return ok
+}
+
+// Run validates r and performs it. A tool the engine does not perform gives
+// ErrUnsupported; bad inputs give input faults; a failure of the engine itself
+// (including a panic in image code) gives a provider fault. When ctx ends
+// between stages, the error wraps ctx.Err().
+func (l *Local) Run(ctx context.Context, r Request) (res Result, err error) {
+	run, ok := l.tools[r.Tool]
+	if !ok {
+		return Result{}, unsupported(l.Name(), r.Tool)
+	}
+	if err := Validate(r); err != nil {
+		return Result{}, err
+	}
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{}
+			err = ProviderError(r.Tool, "The local engine failed on this image.", fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	res, err = run(ctx, r)
+	if err != nil {
+		if e, ok := errors.AsType[*Error](err); ok && e.Tool == "" {
+			e.Tool = r.Tool
+		}
+		return Result{}, err
+	}
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// alive returns an error wrapping ctx.Err() once ctx has ended.
+func alive(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("engine: run stopped: %w", err)
+	}
+	return nil
+}
+
+// strengthParam reads params.strength, or def when it is absent.
+func strengthParam(r Request, def float64) float64 {
+	if s := r.Param("strength"); s != "" {
+		if v, err := parseStrength(s); err == nil {
+			return v
+		}
+	}
+	return def
+}

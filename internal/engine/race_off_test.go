@@ -1,0 +1,7 @@
+//go:build !race
+
+package engine_test
+
+// raceEnabled trims the heaviest test matrices under the race detector,
+// which slows pixel loops some twentyfold.
+const raceEnabled = false

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"image"
+
+	"github.com/disintegration/imaging"
+)
+
+// runUpscale resamples the image with Lanczos-3 so its long edge reaches the
+// tier (or it fits the shape's frame), then restores some edge contrast with
+// a mild unsharp mask when it was enlarged by more than 1.25x.
+func runUpscale(ctx context.Context, r Request) (Result, error) {
+	img, err := decodeRole(r, "image")
+	if err != nil {
+		return Result{}, err
+	}
+	flatten(img)
+	iw, ih := img.Rect.Dx(), img.Rect.Dy()
+	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	fw, fh := fitInside(iw, ih, w, h)
+	up := resize(img, fw, fh)
+	if factor := float64(fw) / float64(iw); factor > 1.25 {
+		up = unsharp(up, min(1.5, 0.45*factor), 0.5)
+	}
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	return encodeJPEG(conform(up, w, h, fillAuto, false))
+}
+
+// unsharp adds amount times the difference between img and its Gaussian blur.
+func unsharp(img *image.NRGBA, sigma, amount float64) *image.NRGBA {
+	blurred := imaging.Blur(img, sigma)
+	out := image.NewNRGBA(img.Rect)
+	parallel(img.Rect.Dy(), func(y0, y1 int) {
+		for i := y0 * img.Stride; i < y1*img.Stride; i++ {
+			if i%4 == 3 {
+				out.Pix[i] = img.Pix[i]
+				continue
+			}
+			v := float64(img.Pix[i])
+			out.Pix[i] = clamp8(v + amount*(v-float64(blurred.Pix[i])))
+		}
+	})
+	return out
+}
+
+// runReframe extends the canvas to a new aspect (the shape's, else
+// params.aspect): the image is fitted whole and centred, and the new area is
+// filled by edge extension or a blurred fill (params.fill: auto, extend, blur;
+// auto extends a plain border and blurs a busy one). Nothing is cropped.
+func runReframe(ctx context.Context, r Request) (Result, error) {
+	img, err := decodeRole(r, "image")
+	if err != nil {
+		return Result{}, err
+	}
+	flatten(img)
+	var a Aspect
+	if r.Shape != nil {
+		a = r.Shape.Aspect()
+	} else if a, err = ParseAspect(r.Param("aspect")); err != nil {
+		return Result{}, InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
+	}
+	w, h := Canvas(r.Tier, a)
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	return encodeJPEG(conform(img, w, h, parseFill(r.Param("fill")), false))
+}

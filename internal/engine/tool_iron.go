@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"math"
+
+	"github.com/disintegration/imaging"
+)
+
+// runIron reduces wrinkles with an edge-preserving smoothing of the fabric:
+// a self-guided filter (He et al.) per channel, computed the fast way (the
+// linear coefficients on a grid subsampled to about 768 px and upsampled),
+// with a window radius of 3% of the long edge and eps set by params.strength
+// (default 0.6). Broad shading ridges (wrinkles, variance near eps) flatten;
+// seams and garment edges (variance far above eps) stay. The finest detail
+// (a 3x3 high-pass: weave, grain) is added back where the filter smoothed,
+// so the fabric does not turn plastic. Only the subject (findMatte) is
+// ironed; without a plain backdrop the whole frame is treated as fabric.
+func runIron(ctx context.Context, r Request) (Result, error) {
+	img, err := decodeRole(r, "image")
+	if err != nil {
+		return Result{}, err
+	}
+	iw, ih := img.Rect.Dx(), img.Rect.Dy()
+	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	fw, fh := fitInside(iw, ih, w, h)
+	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
+		fw, fh = w, h
+	}
+	work := resize(img, fw, fh)
+	if work == img {
+		work = imaging.Clone(img)
+	}
+	var region *plane
+	if m, err := findMatte(work, r.Tool); err == nil {
+		region = m.alpha
+	}
+	flatten(work)
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	strength := strengthParam(r, 0.6)
+	eps := 0.0005 * math.Pow(60, strength)
+	radius := max(2, int(math.Round(0.03*float64(max(fw, fh)))))
+	out := guidedSmooth(work, radius, eps, region)
+	if err := alive(ctx); err != nil {
+		return Result{}, err
+	}
+	return encodeJPEG(conform(out, w, h, fillAuto, false))
+}
+
+// guidedSmooth applies the fast self-guided filter to each channel of img,
+// blended into img by region (nil = everywhere).
+func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *image.NRGBA {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	sub := max(1, int(math.Round(float64(max(w, h))/768)))
+	lw, lh := max(1, w/sub), max(1, h/sub)
+	low := imaging.Resize(img, lw, lh, imaging.Box)
+	lr := max(1, radius/sub)
+
+	out := image.NewNRGBA(img.Rect)
+	for c := range 3 {
+		fine := highPass(img, c)
+		p := newPlane(lw, lh)
+		for y := range lh {
+			for x := range lw {
+				p.p[y*lw+x] = float32(low.Pix[y*low.Stride+x*4+c]) / 255
+			}
+		}
+		pp := newPlane(lw, lh)
+		for i, v := range p.p {
+			pp.p[i] = v * v
+		}
+		meanI := p.boxBlur(lr)
+		meanII := pp.boxBlur(lr)
+		a := newPlane(lw, lh)
+		b := newPlane(lw, lh)
+		for i := range a.p {
+			m := float64(meanI.p[i])
+			v := math.Max(0, float64(meanII.p[i])-m*m)
+			ak := v / (v + eps)
+			a.p[i] = float32(ak)
+			b.p[i] = float32(m - ak*m)
+		}
+		meanA := a.boxBlur(lr).resized(w, h)
+		meanB := b.boxBlur(lr).resized(w, h)
+		parallel(h, func(y0, y1 int) {
+			for y := y0; y < y1; y++ {
+				for x := range w {
+					i := y*img.Stride + x*4 + c
+					k := y*w + x
+					src := float64(img.Pix[i])
+					av := float64(meanA.p[k])
+					q := 255 * (av*src/255 + float64(meanB.p[k]))
+					q += (1 - av) * 0.8 * float64(fine.p[k])
+					t := 1.0
+					if region != nil {
+						t = float64(region.p[k])
+					}
+					out.Pix[i] = clamp8(src + (q-src)*t)
+				}
+			}
+		})
+	}
+	for i := 3; i < len(out.Pix); i += 4 {
+		out.Pix[i] = 255
+	}
+	return out
+}
+
+// highPass is channel c minus its 3x3 box mean: the finest texture.
+func highPass(img *image.NRGBA, c int) *plane {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	p := newPlane(w, h)
+	for y := range h {
+		for x := range w {
+			p.p[y*w+x] = float32(img.Pix[y*img.Stride+x*4+c])
+		}
+	}
+	blur := p.boxBlur(1)
+	for i := range p.p {
+		p.p[i] -= blur.p[i]
+	}
+	return p
+}
