@@ -648,3 +648,13 @@ func TestForeignQueueURLsAreNotFollowed(t *testing.T) {
 		t.Errorf("%d polls on the built status URL, want 4", n)
 	}
 }
+
+func TestCancelledBeforeSubmit(t *testing.T) {
+	q := newFakeQueue(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
+	if !errors.Is(err, context.Canceled) || engine.IsProvider(err) {
+		t.Fatalf("err = %v, want context.Canceled and no provider fault", err)
+	}
+}
