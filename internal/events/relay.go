@@ -1,0 +1,309 @@
+package events
+
+import (
+	"context"
+	crand "crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DefaultChannel is the PostgreSQL channel the relays LISTEN on.
+const DefaultChannel = "studio_events"
+
+// MaxPayload is the largest NOTIFY payload PostgreSQL accepts (it must be
+// shorter than 8000 bytes). A message whose payload would be larger is
+// sent as a reference, which receivers resolve with RelayOptions.Fetch.
+const MaxPayload = 7999
+
+// Execer runs one statement: *sql.DB, *sql.Conn and *sql.Tx satisfy it.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// FetchFunc returns the encoded message of a house's event, for a message
+// too large to travel in a NOTIFY payload.
+type FetchFunc func(ctx context.Context, house string, seq int64) ([]byte, error)
+
+// RelayOptions configure a PGRelay. The zero value is the production
+// setting.
+type RelayOptions struct {
+	// Channel is the LISTEN/NOTIFY channel; DefaultChannel when empty.
+	// Every instance of one deployment must use the same channel.
+	Channel string
+	// Fetch resolves a message that was too large for its payload. When
+	// nil, receivers end the house's subscriptions with ErrResync instead,
+	// and their clients replay the event with GET /api/toolkit/jobs?since=N.
+	Fetch FetchFunc
+	// MaxBackoff caps the wait between reconnection attempts; 10 s when zero.
+	MaxBackoff time.Duration
+	// OnNotify, when set, hears of every other instance's notification
+	// (its house), watched or not: a worker process wakes on it to claim
+	// a job queued elsewhere. It must not block.
+	OnNotify func(house string)
+}
+
+// PGRelay copies committed messages between instances that share one
+// PostgreSQL database. It holds a dedicated connection that LISTENs on the
+// channel and publishes every other instance's messages to its local
+// Broker. Messages from its own instance are skipped: they were published
+// locally already.
+//
+// A nil *PGRelay is valid (a single instance, SQLite): Notify does nothing.
+//
+// When the connection drops, the relay reconnects with backoff; once it
+// listens again it ends every local subscription with ErrResync, because
+// messages sent while it was away are lost and those clients must replay.
+type PGRelay struct {
+	id      string
+	channel string
+	broker  *Broker
+	log     *slog.Logger
+	opts    RelayOptions
+	cfg     *pgx.ConnConfig
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	conn *pgx.Conn // the listening connection; nil while reconnecting
+}
+
+// NewPGRelay connects to databaseURL, LISTENs and starts relaying to b.
+// ctx bounds the first connection only; the relay runs until Close.
+func NewPGRelay(ctx context.Context, databaseURL string, b *Broker, log *slog.Logger, opts RelayOptions) (*PGRelay, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("events relay: %w", err)
+	}
+	// Notice a dead peer within about half a minute rather than the
+	// operating system's hours: the listener otherwise only ever reads.
+	cfg.DialFunc = (&net.Dialer{
+		Timeout:         10 * time.Second,
+		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3},
+	}).DialContext
+	if opts.Channel == "" {
+		opts.Channel = DefaultChannel
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 10 * time.Second
+	}
+	var raw [8]byte
+	_, _ = crand.Read(raw[:])
+	r := &PGRelay{
+		id: hex.EncodeToString(raw[:]), channel: opts.Channel, broker: b,
+		log: log.With("component", "events relay"), opts: opts, cfg: cfg,
+	}
+	conn, err := r.listen(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.conn = conn
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.cancel = cancel
+	r.wg.Go(func() { r.run(runCtx, conn) })
+	return r, nil
+}
+
+// Instance is the id this relay stamps on the messages it notifies.
+func (r *PGRelay) Instance() string { return r.id }
+
+// Close stops relaying and closes the connection. It is idempotent.
+func (r *PGRelay) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.cancel()
+	r.wg.Wait()
+	return nil
+}
+
+// Notify sends msg to the other instances through ex. Called with the
+// *sql.Tx that commits the event, PostgreSQL delivers it at commit and
+// never if the transaction rolls back, which is the intended use; called
+// with a *sql.DB it is sent at once. After the commit, publish the same
+// message to the local Broker: receivers skip their own instance's
+// notifications. On a nil relay Notify does nothing.
+func (r *PGRelay) Notify(ctx context.Context, ex Execer, house string, seq int64, msg []byte) error {
+	if r == nil {
+		return nil
+	}
+	if house == "" || strings.ContainsAny(house, "\t\n") {
+		return fmt.Errorf("events: notify: bad house id %q", house)
+	}
+	payload := encodePayload(r.id, house, seq, msg)
+	if _, err := ex.ExecContext(ctx, "SELECT pg_notify($1, $2)", r.channel, payload); err != nil {
+		return fmt.Errorf("events: notify: %w", err)
+	}
+	return nil
+}
+
+// The payload is one header line, then the message:
+//
+//	v1 TAB instance TAB house TAB seq TAB kind LF message
+//
+// kind is "m" when the message follows and "r" (reference, no message)
+// when it would not fit: the receiver fetches it.
+const payloadVersion = "v1"
+
+func encodePayload(instance, house string, seq int64, msg []byte) string {
+	var b strings.Builder
+	head := payloadVersion + "\t" + instance + "\t" + house + "\t" + strconv.FormatInt(seq, 10) + "\t"
+	if len(head)+2+len(msg) <= MaxPayload {
+		b.Grow(len(head) + 2 + len(msg))
+		b.WriteString(head)
+		b.WriteString("m\n")
+		b.Write(msg)
+		return b.String()
+	}
+	return head + "r\n"
+}
+
+type payload struct {
+	instance, house string
+	seq             int64
+	ref             bool
+	msg             string
+}
+
+func decodePayload(s string) (payload, error) {
+	head, msg, ok := strings.Cut(s, "\n")
+	if !ok {
+		return payload{}, errors.New("no header line")
+	}
+	f := strings.Split(head, "\t")
+	if len(f) != 5 || f[0] != payloadVersion {
+		return payload{}, fmt.Errorf("unknown header %q", head)
+	}
+	seq, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil || f[2] == "" || (f[4] != "m" && f[4] != "r") {
+		return payload{}, fmt.Errorf("bad header %q", head)
+	}
+	return payload{instance: f[1], house: f[2], seq: seq, ref: f[4] == "r", msg: msg}, nil
+}
+
+// listen opens the dedicated connection and LISTENs on the channel.
+func (r *PGRelay) listen(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, r.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("events relay: connect: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{r.channel}.Sanitize()); err != nil {
+		_ = conn.Close(context.Background())
+		return nil, fmt.Errorf("events relay: listen: %w", err)
+	}
+	return conn, nil
+}
+
+// run receives notifications until ctx ends, reconnecting when the
+// connection is lost.
+func (r *PGRelay) run(ctx context.Context, conn *pgx.Conn) {
+	defer func() {
+		if c := r.setConn(nil); c != nil {
+			closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = c.Close(closeCtx)
+			cancel()
+		}
+	}()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err == nil {
+			r.deliver(ctx, n.Payload)
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Warn("connection lost; reconnecting", "err", err)
+		if c := r.setConn(nil); c != nil {
+			_ = c.Close(context.Background())
+		}
+		if conn = r.reconnect(ctx); conn == nil {
+			return
+		}
+		r.setConn(conn)
+		// Whatever was notified while we were away is lost to our clients.
+		r.broker.ResyncAll()
+		r.log.Info("listening again; local subscribers asked to resync")
+	}
+}
+
+// reconnect retries listen with capped, jittered exponential backoff. It
+// returns nil when ctx ends first.
+func (r *PGRelay) reconnect(ctx context.Context) *pgx.Conn {
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		t := time.NewTimer(wait/2 + rand.N(wait/2+1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		connCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		conn, err := r.listen(connCtx)
+		cancel()
+		if err == nil {
+			return conn
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		r.log.Warn("reconnect failed", "attempt", attempt, "err", err)
+		wait = min(wait*2, r.opts.MaxBackoff)
+	}
+}
+
+func (r *PGRelay) setConn(c *pgx.Conn) *pgx.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.conn
+	r.conn = c
+	return old
+}
+
+// deliver publishes one notification to the local broker, unless it came
+// from this instance or nobody here watches its house.
+func (r *PGRelay) deliver(ctx context.Context, raw string) {
+	p, err := decodePayload(raw)
+	if err != nil {
+		r.log.Warn("payload ignored", "err", err)
+		return
+	}
+	if p.instance == r.id {
+		return
+	}
+	if r.opts.OnNotify != nil {
+		r.opts.OnNotify(p.house)
+	}
+	if !r.broker.watched(p.house) {
+		return
+	}
+	if !p.ref {
+		r.broker.Publish(p.house, p.seq, []byte(p.msg))
+		return
+	}
+	if r.opts.Fetch == nil {
+		r.broker.Resync(p.house)
+		return
+	}
+	fetchCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	msg, err := r.opts.Fetch(fetchCtx, p.house, p.seq)
+	cancel()
+	if err != nil {
+		r.log.Warn("fetch of a large message failed; house asked to resync", "house", p.house, "seq", p.seq, "err", err)
+		r.broker.Resync(p.house)
+		return
+	}
+	r.broker.Publish(p.house, p.seq, msg)
+}
