@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/ledger"
+)
+
+// TestRefuse: each error becomes the refusal SPEC §4.2 names, and an error
+// of ours is logged once and never sent.
+func TestRefuse(t *testing.T) {
+	var logged bytes.Buffer
+	s := New(Options{Log: func(context.Context) *slog.Logger { return slog.New(slog.NewTextHandler(&logged, nil)) }})
+	cause := errors.New("disk on fire at /var/lib/studio")
+	tests := []struct {
+		tool string
+		err  error
+		want string
+		logs bool
+	}{
+		{"start_develop", cause, "ENQUEUE_FAILED: " + ErrEnqueueFailed.Message, true},
+		{"start_develop", fmt.Errorf("submit: %w", errs.Wrap(job.ErrSubmitFailed, cause)), "ENQUEUE_FAILED: " + ErrEnqueueFailed.Message, true},
+		{"check_balance", cause, "INTERNAL: " + errs.Internal.Message, true},
+		{"start_develop", context.Canceled, "ENQUEUE_FAILED: " + ErrEnqueueFailed.Message, false},
+		{"start_develop", ledger.Insufficient(18, 2), "INSUFFICIENT_TOKENS: The develop needs 18 tokens; the house can spend 2.", false},
+		{"start_develop", errs.Msg(errs.Forbidden, "A viewer may not spend tokens."), "FORBIDDEN: A viewer may not spend tokens.", false},
+		{"start_develop", errs.NotFound, "ASSET_NOT_FOUND: " + job.ErrAssetNotFound.Message, false},
+		{"start_develop", job.ErrAssetNotFound, "ASSET_NOT_FOUND: " + job.ErrAssetNotFound.Message, false},
+		{"start_develop", errs.Msg(job.ErrNoImage, "The tool upscale needs an input named image."), "NO_INPUTS: The tool upscale needs an input named image.", false},
+		{"start_develop", job.ErrEmptyImage, "NO_INPUTS: " + job.ErrEmptyImage.Message, false},
+		{"start_develop", errs.With(job.ErrUnknownTool, "legal", []string{"upscale"}), "UNKNOWN_TOOL: That tool does not exist; list_capabilities names the tools.", false},
+		{"get_develop", errs.NotFound, "NOT_FOUND: No develop has this id in this house.", false},
+		{"get_develop", errs.Wrap(errs.NotFound, cause), "NOT_FOUND: No develop has this id in this house.", true},
+		{"list_develops", ErrBadStatus, "BAD_STATUS: " + ErrBadStatus.Message, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+"/"+tt.want, func(t *testing.T) {
+			logged.Reset()
+			r := s.refuse(context.Background(), tt.tool, tt.err)
+			got, _ := r.StructuredContent.(refusalBody)
+			if !r.IsError || got.Error != tt.want {
+				t.Errorf("refuse(%v) = %+v; want isError and %q", tt.err, r, tt.want)
+			}
+			text, _ := json.Marshal(got)
+			if len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != string(text) {
+				t.Errorf("content %+v; want the text %s", r.Content, text)
+			}
+			if strings.Contains(r.Content[0].Text, "fire") {
+				t.Errorf("the cause leaked: %s", r.Content[0].Text)
+			}
+			if logs := strings.Contains(logged.String(), "disk on fire"); logs != tt.logs {
+				t.Errorf("logged %q; want the cause logged: %v", logged.String(), tt.logs)
+			}
+		})
+	}
+}
+
+// TestToolSchemas: every tool declares an object inputSchema and an
+// outputSchema that is anyOf its success shape or a refusal.
+func TestToolSchemas(t *testing.T) {
+	for _, tool := range New(Options{}).listed() {
+		if tool.InputSchema["type"] != "object" || tool.Title == "" || tool.Description == "" {
+			t.Errorf("%s: inputSchema %v", tool.Name, tool.InputSchema)
+		}
+		branches, _ := tool.OutputSchema["anyOf"].([]any)
+		if tool.OutputSchema["type"] != "object" || len(branches) != 2 {
+			t.Fatalf("%s: outputSchema %v", tool.Name, tool.OutputSchema)
+		}
+		if success := branches[0].(schema); success["type"] != "object" || len(success["required"].([]string)) == 0 {
+			t.Errorf("%s: success shape %v", tool.Name, success)
+		}
+		if _, err := json.Marshal(tool); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+	}
+}
