@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"testing"
+)
+
+// lookFixture is a dark figure (or piece) on a light plain ground.
+func lookFixture(t *testing.T, w, h int, c color.NRGBA) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetNRGBA(x, y, color.NRGBA{R: 240, G: 240, B: 236, A: 255})
+			if x > w/3 && x < 2*w/3 && y > h/8 && y < 7*h/8 {
+				img.SetNRGBA(x, y, c)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 95}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestLookbookTool(t *testing.T) {
+	eng := Chain(NewLocal(), NewLookbook())
+	if !eng.Can("lookbook") {
+		t.Fatal("the chained local engine cannot perform lookbook")
+	}
+	model := lookFixture(t, 120, 240, color.NRGBA{R: 60, G: 50, B: 45, A: 255})
+	piece := lookFixture(t, 100, 100, color.NRGBA{R: 30, G: 60, B: 140, A: 255})
+	bag := lookFixture(t, 80, 80, color.NRGBA{R: 150, G: 40, B: 40, A: 255})
+	lock := Request{Tool: "lookbook", Tier: Tier1K, Shape: &Shape{Width: 1080, Height: 1350},
+		Inputs: []Input{{"model", model}, {"item", piece}, {"item", bag}},
+		Params: map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "lock"}}
+	res, err := eng.Run(context.Background(), lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Width != 819 || res.Height != 1024 || res.Mime != "image/jpeg" {
+		t.Fatalf("lock frame %dx%d %s; want 819x1024 jpeg", res.Width, res.Height, res.Mime)
+	}
+	img, err := Decode(res.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := img.NRGBAAt(10, 10); absInt(int(c.R)-0xd8) > 8 || absInt(int(c.B)-0xa4) > 8 {
+		t.Errorf("the ground at the corner is %v; want the sand tone", c)
+	}
+
+	noir := lock
+	noir.Params = map[string]string{"aesthetic": "noir"}
+	noir.Shape = nil
+	res, err = eng.Run(context.Background(), noir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _ = Decode(res.Data)
+	if c := img.NRGBAAt(img.Rect.Dx()/2, img.Rect.Dy()/2); absInt(int(c.R)-int(c.B)) > 6 {
+		t.Errorf("a noir frame is not grey: %v", c)
+	}
+
+	variation := Request{Tool: "lookbook", Tier: Tier1K, Shape: &Shape{Width: 1024, Height: 1024},
+		Inputs: []Input{{"model", model}, {"item", piece}, {"base", res.Data}},
+		Params: map[string]string{"key": "close-up", "restore": "1"}}
+	res, err = eng.Run(context.Background(), variation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Width != 2048 || res.Height != 2048 {
+		t.Errorf("a restored variation is %dx%d; want 2048x2048", res.Width, res.Height)
+	}
+
+	if _, err := eng.Run(context.Background(), Request{Tool: "lookbook", Tier: Tier1K, Inputs: []Input{{"item", piece}}}); !IsInput(err) {
+		t.Errorf("a look without a model: %v; want an input fault", err)
+	}
+	if _, err := NewLookbook().Run(context.Background(), Request{Tool: "upscale", Tier: Tier1K}); err == nil {
+		t.Error("the lookbook engine ran upscale")
+	}
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
