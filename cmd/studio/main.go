@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"studio/internal/app"
@@ -34,7 +35,8 @@ func main() {
 const usage = `usage: studio <command> [flags]
 
 commands:
-  serve     run the HTTP API on the embedded defaults or the configured stores
+  serve     run the HTTP API (and the workers) on the embedded defaults or the configured stores
+  worker    run only the workers that develop queued jobs
   migrate   apply the database migrations and exit
   version   print the version
 
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return nil
 	case "serve":
 		return serve(ctx, args, getenv, stdout)
+	case "worker":
+		return work(ctx, args, getenv, stdout)
 	case "migrate":
 		return migrate(ctx, args, getenv, stdout)
 	case "help", "-h", "--help":
@@ -84,7 +88,8 @@ func logger(stdout io.Writer) *slog.Logger {
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := newFlags("serve", stdout, "Runs the HTTP API. With no settings it keeps everything under ./data:\nan SQLite file, local blobs, the local engine and a console mailer.")
+	fs := newFlags("serve", stdout, "Runs the HTTP API and the workers. With no settings it keeps everything under\n./data: an SQLite file, local blobs, the local engine and a console mailer.")
+	workers := fs.Bool("worker", true, "also run the workers in this process (--worker=false serves only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,7 +103,32 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer a.Close()
-	return a.Serve(ctx, nil)
+	if !*workers {
+		return a.Serve(ctx, nil)
+	}
+	var wg sync.WaitGroup
+	var werr error
+	wg.Go(func() { werr = a.RunWorkers(ctx) })
+	err = a.Serve(ctx, nil)
+	wg.Wait()
+	return errors.Join(err, werr)
+}
+
+func work(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("worker", stdout, "Runs only the workers: they claim queued jobs from the shared database,\ndevelop them and settle their holds. Stop with SIGINT or SIGTERM.")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := app.Load(getenv)
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, cfg, logger(stdout), app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return a.RunWorkers(ctx)
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

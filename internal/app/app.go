@@ -2,19 +2,33 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"studio/internal/account"
 	"studio/internal/apikey"
+	"studio/internal/asset"
+	"studio/internal/blob"
+	"studio/internal/engine"
+	"studio/internal/engine/fal"
+	"studio/internal/events"
 	"studio/internal/httpapi"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/look"
 	"studio/internal/mail"
+	"studio/internal/notify"
+	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/sqlstore"
+	"studio/internal/worker"
 )
 
 // Version is the service's version, reported by `studio version`.
@@ -24,7 +38,14 @@ const Version = "1.0.0"
 type App struct {
 	Config Config
 	DB     *sqlstore.DB
+	Blobs  blob.Store
 	Server *httpapi.Server
+	Events *events.Broker  // publish committed changes here, after commit
+	Relay  *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
+	Jobs   *job.Service
+	Pool   *worker.Pool  // the workers; they run only when RunWorkers is called
+	Packs  *pack.Service // batch downloads; its builder runs beside the workers
+	Engine engine.Engine // what the workers develop with
 	Log    *slog.Logger
 }
 
@@ -59,9 +80,46 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	default:
 		sender = &mail.Mailer{T: mail.Console{Logger: log}, Log: db, Now: now}
 	}
+	blobs, err := blob.Open(ctx, cfg.BlobURL, cfg.DataDir)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	var classifier asset.Classifier // nil: classify=1 leaves uploads unclassified and free
+	if cfg.AIBaseURL != "" {
+		classifier = asset.NewVisionClassifier(cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel)
+	}
+	assets := asset.NewService(db, asset.Options{
+		Blobs: blobs, Ledger: db, Prices: ledger.DefaultPrices(), Classifier: classifier, Now: now, Log: log,
+	})
 	accounts := account.NewService(db, sender, account.Options{
 		PublicURL: cfg.PublicURL, AdminEmails: cfg.AdminEmails, InviteOnly: cfg.Signup == "invite", Hash: opts.Hash, Now: now,
 	})
+	broker := events.NewBroker(events.Options{})
+	var relay *events.PGRelay // several instances share PostgreSQL: relay events between them
+	var workers atomic.Pointer[worker.Pool]
+	if cfg.DatabaseURL != "" {
+		// Another instance's event wakes this one's workers: a job may be queued.
+		wake := func(string) {
+			if p := workers.Load(); p != nil {
+				p.Wake()
+			}
+		}
+		if relay, err = events.NewPGRelay(ctx, cfg.DatabaseURL, broker, log, events.RelayOptions{Fetch: fetchJobEvent(db), OnNotify: wake}); err != nil {
+			return nil, errors.Join(err, db.Close(), blobs.Close())
+		}
+	}
+	eng, err := engines(cfg)
+	if err != nil {
+		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
+	}
+	prices := ledger.DefaultPrices()
+	notes := notify.NewService(db, now) // before notify below shadows the package
+	notify := &jobEvents{broker: broker, relay: relay, db: db, log: log}
+	jobs := job.NewService(db, jobAssets{assets: assets, db: db, blobs: blobs, log: log}, eng, jobPrice(prices), notify, now)
+	packs := pack.NewService(db, blobs, &noteEvents{broker: broker, relay: relay, db: db, log: log}, pack.Options{Now: now, Log: log})
+	pool := worker.New(db, blobs, eng, notify, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Now: now})
+	workers.Store(pool)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -71,13 +129,25 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Accounts: accounts,
 		Keys:     apikey.NewService(db, now),
 		Posts:    post.NewService(db, now),
+		Assets:   assets,
+		Events:   broker,
+		Ledger:   ledger.NewService(db, prices, now),
+		Jobs:     jobs,
+		Looks:    look.NewService(db, func(tool string, t job.Tier) int64 { return prices.Tool(tool, ledger.Tier(t)) }, notify, now),
+		Packs:    packs,
+		Notes:    notes,
+		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)
-	return &App{Config: cfg, DB: db, Server: srv, Log: log}, nil
+	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs, Engine: eng, Log: log}, nil
 }
 
-// Close releases the store.
-func (a *App) Close() error { return a.DB.Close() }
+// Close ends the job sockets and releases the event relay, the database
+// and the blob store.
+func (a *App) Close() error {
+	a.Events.Close()
+	return errors.Join(a.Relay.Close(), a.DB.Close(), a.Blobs.Close())
+}
 
 // Serve listens on the configured address until ctx ends, then drains
 // in-flight requests for up to 20 seconds. ready, when set, receives the
@@ -107,10 +177,37 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	case <-ctx.Done():
 	}
 	a.Log.Info("shutting down: draining in-flight requests")
+	a.Events.Close() // job sockets get a "shutdown" close frame; Shutdown does not track them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// RunWorkers develops queued jobs and builds queued packs until ctx ends,
+// then lets in-flight renders finish (or returns them to the queue).
+func (a *App) RunWorkers(ctx context.Context) error {
+	a.Log.Info("workers running", "engine", a.Engine.Name(), "tools", a.Engine.Tools(), "concurrency", a.Config.Workers)
+	var wg sync.WaitGroup
+	var packErr error
+	wg.Go(func() { packErr = a.Packs.Run(ctx) })
+	err := a.Pool.Run(ctx)
+	wg.Wait()
+	return errors.Join(err, packErr)
+}
+
+// engines builds the develop engine: the local engine (with its lookbook
+// tool) always, with the fal engine in front of it when FAL_KEY is set.
+func engines(cfg Config) (engine.Engine, error) {
+	local := engine.Chain(engine.NewLocal(), engine.NewLookbook())
+	if cfg.FalKey == "" {
+		return local, nil
+	}
+	f, err := fal.New(cfg.FalKey, cfg.FalURL)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Chain(f, local), nil
 }

@@ -6,7 +6,9 @@ package app
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is every setting of the service (DECISIONS §9), read from the
@@ -25,6 +27,10 @@ type Config struct {
 	AIAPIKey    string
 	AIModel     string
 	SMTPURL     string
+	FalURL      string        // fal's queue endpoint (tests point it at a local server)
+	Workers     int           // jobs rendered at once by this process
+	JobLease    time.Duration // how long a claimed job stays leased without a heartbeat
+	WorkerPoll  time.Duration // how often an idle worker looks for work it was not woken for
 }
 
 // Setting documents one environment variable.
@@ -48,6 +54,10 @@ var Settings = []Setting{
 	{"AI_API_KEY", "(unset)", "key for AI_BASE_URL"},
 	{"AI_MODEL", "(unset)", "model name at AI_BASE_URL"},
 	{"SMTP_URL", "(unset: console mailer)", "smtp://user:pass@host:587?from=studio@example.com"},
+	{"FAL_URL", "https://queue.fal.run", "fal's queue endpoint"},
+	{"STUDIO_WORKERS", "2", "jobs this process renders at once"},
+	{"STUDIO_JOB_LEASE", "30s", "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it"},
+	{"STUDIO_WORKER_POLL", "1s", "how often an idle worker looks for work; submits wake workers at once (on PostgreSQL across instances)"},
 }
 
 // Load reads the configuration through getenv and checks it.
@@ -70,6 +80,17 @@ func Load(getenv func(string) string) (Config, error) {
 		AIAPIKey:    get("AI_API_KEY", ""),
 		AIModel:     get("AI_MODEL", ""),
 		SMTPURL:     get("SMTP_URL", ""),
+		FalURL:      get("FAL_URL", ""),
+	}
+	var err error
+	if c.Workers, err = strconv.Atoi(get("STUDIO_WORKERS", "2")); err != nil || c.Workers < 1 || c.Workers > 64 {
+		return Config{}, fmt.Errorf("STUDIO_WORKERS must be a whole number from 1 to 64")
+	}
+	if c.JobLease, err = time.ParseDuration(get("STUDIO_JOB_LEASE", "30s")); err != nil || c.JobLease < 100*time.Millisecond {
+		return Config{}, fmt.Errorf("STUDIO_JOB_LEASE must be a duration of at least 100ms, such as 30s")
+	}
+	if c.WorkerPoll, err = time.ParseDuration(get("STUDIO_WORKER_POLL", "1s")); err != nil || c.WorkerPoll < 10*time.Millisecond {
+		return Config{}, fmt.Errorf("STUDIO_WORKER_POLL must be a duration of at least 10ms, such as 1s")
 	}
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

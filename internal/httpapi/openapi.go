@@ -94,6 +94,8 @@ func newDocBuilder() *docBuilder {
 	b.spec.Info.WithTitle(docTitle).WithVersion(docVersion).WithDescription(
 		"Generated from the service's routes table. Every error answer is " +
 			"`{\"error\": CODE, \"message\": sentence, ...fields}`; each operation lists the codes it may answer.")
+	// Paths are relative to wherever the service is reached.
+	b.spec.WithServers(openapi31.Server{URL: "/", Description: ptrTo("This service")})
 
 	// Timestamps are RFC 3339 strings; *ts.Time is the nullable form.
 	b.r.AddTypeMapping(ts.Time{}, time.Time{})
@@ -718,3 +720,5 @@ func validJSONName(name string) bool {
 	}
 	return true
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -11,7 +11,14 @@ import (
 
 	"studio/internal/account"
 	"studio/internal/apikey"
+	"studio/internal/asset"
 	"studio/internal/errs"
+	"studio/internal/events"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/look"
+	"studio/internal/notify"
+	"studio/internal/pack"
 	"studio/internal/post"
 )
 
@@ -28,6 +35,14 @@ type Services struct {
 	Accounts *account.Service
 	Keys     *apikey.Service
 	Posts    *post.Service
+	Assets   *asset.Service              // the library: assets and collections
+	Events   *events.Broker              // committed changes, fanned out to the job sockets
+	Ledger   *ledger.Service             // token balance, price list and admin grants
+	Jobs     *job.Service                // develops: submit, replay, cancel, duplicate, runs
+	Looks    *look.Service               // lookbook: looks, factory, presets, postures
+	Packs    *pack.Service               // batch downloads
+	Notes    *notify.Service             // the notifications list and its read marks
+	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }
 
@@ -38,6 +53,15 @@ type Server struct {
 	accounts *account.Service
 	keys     *apikey.Service
 	posts    *post.Service
+	assets   *asset.Service
+	events   *events.Broker
+	ledger   *ledger.Service
+	jobs     *job.Service
+	looks    *look.Service
+	packs    *pack.Service
+	notes    *notify.Service
+	wake     func()
+	sockets  socketTimings
 	ping     func(context.Context) error
 	started  time.Time
 	routes   []Route
@@ -53,6 +77,14 @@ type Server struct {
 func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 	s := &Server{
 		cfg: cfg, log: log, accounts: svc.Accounts, keys: svc.Keys, posts: svc.Posts, ping: svc.Ping,
+		assets:  svc.Assets,
+		events:  svc.Events,
+		ledger:  svc.Ledger,
+		jobs:    svc.Jobs,
+		looks:   svc.Looks,
+		packs:   svc.Packs,
+		notes:   svc.Notes,
+		wake:    svc.Wake,
 		started: time.Now(), mux: http.NewServeMux(),
 	}
 	s.routes = s.table()
@@ -117,4 +149,11 @@ func (s *Server) Match(r *http.Request) string {
 		return ""
 	}
 	return pattern
+}
+
+// wakeWorkers tells this process's workers that a job was queued.
+func (s *Server) wakeWorkers() {
+	if s.wake != nil {
+		s.wake()
+	}
 }

@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"studio/internal/asset"
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/job"
+)
+
+// SubmitForm documents the multipart body of POST /api/toolkit/jobs/submit.
+type SubmitForm struct {
+	Tool           string                  `formData:"tool" required:"true" description:"The tool: upscale, reframe, generate-character, packshot, camera-lens, harmonize, tryon, iron, cleanup, color-change, fit-adjust, lookbook-video, remove-background."`
+	Quality        string                  `formData:"quality" enum:"1k,2k,4k" description:"The tier; decides the pixels and the cost. Default 1k."`
+	IdempotencyKey string                  `formData:"idempotencyKey" description:"The same key returns the same job with no second hold."`
+	BrandID        string                  `formData:"brandId"`
+	Image          *multipart.FileHeader   `formData:"image" description:"The input image (jpeg, png or webp; 12 MB at most). Other roles use their own field name: model, garment (repeatable), background, mask."`
+	Garment        []*multipart.FileHeader `formData:"garment" description:"Garments for tryon; repeat the field for several."`
+	Model          *multipart.FileHeader   `formData:"model"`
+	Background     *multipart.FileHeader   `formData:"background"`
+	Mask           *multipart.FileHeader   `formData:"mask"`
+}
+
+// Submitted answers a submit or a duplicate.
+type Submitted struct {
+	JobID  string     `json:"jobId"`
+	Status job.Status `json:"status" enum:"queued,running,done,failed,cancelled"`
+}
+
+// Duplicated answers a duplicate.
+type Duplicated struct {
+	JobID  string     `json:"jobId"`
+	Status job.Status `json:"status" enum:"queued,running,done,failed,cancelled"`
+	Cost   int64      `json:"cost" description:"Tokens held for the new frame (0 when the idempotency key replayed an earlier one)."`
+}
+
+// DuplicateRequest is the body of POST /api/toolkit/jobs/{id}/duplicate.
+type DuplicateRequest struct {
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
+// JobsBody lists jobs.
+type JobsBody struct {
+	Jobs []job.Job `json:"jobs"`
+}
+
+// JobsQuery is the query of GET /api/toolkit/jobs.
+type JobsQuery struct {
+	Since int64 `query:"since" description:"The largest eventSeq the client has seen; 0 is everything." minimum:"0"`
+}
+
+// RunsQuery is the query of GET /api/toolkit/develops.
+type RunsQuery struct {
+	State string `query:"state" enum:"active,all" default:"all"`
+	Limit int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
+}
+
+// RunsBody lists develop runs.
+type RunsBody struct {
+	Runs []*job.Run `json:"runs"`
+}
+
+// submitLimit caps a submit's whole body: a few images of 12 MB each.
+const submitLimit = 8*asset.MaxBytes + 1<<20
+
+const maxField = 64 << 10
+
+func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
+	p := auth.From(r.Context())
+	if !p.CanSpend() {
+		return errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	}
+	in, err := readSubmit(w, r)
+	if err != nil {
+		return err
+	}
+	rec, err := s.jobs.Submit(r.Context(), p, in)
+	if err != nil {
+		return submitError(err)
+	}
+	s.wakeWorkers()
+	return encode(w, http.StatusAccepted, Submitted{JobID: rec.Job.ID, Status: rec.Job.Status})
+}
+
+// submitError turns a failure the client cannot act on into SUBMIT_FAILED:
+// nothing was written and nothing charged.
+func submitError(err error) error {
+	if _, ok := errs.As(err); ok {
+		return err
+	}
+	return errs.Wrap(job.ErrSubmitFailed, err)
+}
+
+// readSubmit streams the multipart form: each file part is read up to the
+// image limit, each value part up to 64 KiB.
+func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, error) {
+	in := job.SubmitRequest{Params: map[string]string{}}
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "multipart/form-data" {
+		return in, errs.Msg(errs.BadForm, "The body must be multipart/form-data.")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, submitLimit)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return in, errs.BadForm
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return in, formError(err)
+		}
+		name := part.FormName()
+		if part.FileName() != "" {
+			data, err := io.ReadAll(io.LimitReader(part, asset.MaxBytes+1))
+			if err != nil {
+				return in, formError(err)
+			}
+			if len(data) > asset.MaxBytes {
+				return in, asset.ErrTooLarge
+			}
+			in.Uploads = append(in.Uploads, job.Upload{Role: name, Filename: part.FileName(), Data: data})
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(part, maxField+1))
+		if err != nil {
+			return in, formError(err)
+		}
+		if len(b) > maxField {
+			return in, errs.Msg(errs.BadForm, "The field "+name+" is longer than 64 KiB.")
+		}
+		v := string(b)
+		switch name {
+		case "tool":
+			in.Tool = strings.TrimSpace(v)
+		case "quality":
+			in.Tier = job.Tier(strings.TrimSpace(v))
+		case "idempotencyKey":
+			in.IdempotencyKey = strings.TrimSpace(v)
+		case "brandId":
+			in.BrandID = strings.TrimSpace(v)
+		case "output":
+			return in, job.ErrOutputRefused
+		case "":
+			return in, errs.BadForm
+		default:
+			in.Params[name] = v
+		}
+	}
+	if in.Tool == "" {
+		return in, errs.With(job.ErrUnknownTool, "legal", job.SubmitTools())
+	}
+	if len(in.IdempotencyKey) > 200 {
+		return in, errs.Msg(errs.BadForm, "idempotencyKey is at most 200 characters.")
+	}
+	return in, nil
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
+	var since int64
+	if v := r.URL.Query().Get("since"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return job.ErrBadSince
+		}
+		since = n
+	}
+	jobs, err := s.jobs.Since(r.Context(), auth.From(r.Context()), since)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, JobsBody{Jobs: jobs})
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.jobs.Cancel(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, res)
+}
+
+func (s *Server) duplicateJob(w http.ResponseWriter, r *http.Request) error {
+	in := DuplicateRequest{}
+	if r.ContentLength != 0 {
+		var err error
+		if in, err = decode[DuplicateRequest](w, r); err != nil {
+			return err
+		}
+	}
+	rec, err := s.jobs.Duplicate(r.Context(), auth.From(r.Context()), r.PathValue("id"), in.IdempotencyKey)
+	if err != nil {
+		return submitError(err)
+	}
+	s.wakeWorkers()
+	return encode(w, http.StatusAccepted, Duplicated{JobID: rec.Job.ID, Status: rec.Job.Status, Cost: rec.TokensHeld})
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return job.ErrBadLimit
+		}
+		limit = n
+		if n == 0 {
+			return job.ErrBadLimit
+		}
+	}
+	runs, err := s.jobs.Runs(r.Context(), auth.From(r.Context()), q.Get("state"), limit)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, RunsBody{Runs: runs})
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.jobs.CancelRun(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, res)
+}

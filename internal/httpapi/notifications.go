@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/notify"
+)
+
+// NotificationsQuery is the query of GET /api/notifications.
+type NotificationsQuery struct {
+	Since  int64  `query:"since" minimum:"0" description:"Backfill: the notifications raised after this eventSeq, oldest first. Not combined with before."`
+	Before string `query:"before" description:"A nextCursor of an earlier answer: the next older page."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+}
+
+// errBadNotifySince and errBadNotifyLimit refuse a bad query of the notifications list.
+var (
+	errBadNotifySince = errs.Msg(job.ErrBadSince, "since must be a whole number of at least 0, and not combined with before.")
+	errBadNotifyLimit = errs.Msg(job.ErrBadLimit, "limit must be a whole number from 1 to 200.")
+)
+
+func (s *Server) listNotifications(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var nq notify.Query
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || q.Has("before") {
+			return errBadNotifySince
+		}
+		nq.Since, nq.Backfill = n, true
+	}
+	if q.Has("before") {
+		n, err := notify.ParseCursor(q.Get("before"))
+		if err != nil {
+			return err
+		}
+		nq.Before = n
+	}
+	if v := q.Get("limit"); v != "" || q.Has("limit") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > notify.MaxLimit {
+			return errBadNotifyLimit
+		}
+		nq.Limit = n
+	}
+	page, err := s.notes.List(r.Context(), auth.From(r.Context()), nq)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, page)
+}
+
+func (s *Server) readNotifications(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[notify.ReadRequest](w, r)
+	if err != nil {
+		return err
+	}
+	m, err := s.notes.Read(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, m)
+}
