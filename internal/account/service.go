@@ -130,9 +130,10 @@ func (s *Service) SignUp(ctx context.Context, in SignUpRequest) (SignedIn, error
 	if err := s.store.CreateUser(ctx, u, pw, h); err != nil {
 		return SignedIn{}, err
 	}
-	if err := s.sendVerification(ctx, u); err != nil {
-		return SignedIn{}, err
-	}
+	// The account exists now; a letter that cannot be delivered must not
+	// turn the sign-up into an error the client would retry into
+	// ALREADY_REGISTERED. The mailer records it as failed in the e-mail log.
+	_ = s.sendVerification(ctx, u)
 	return s.startSession(ctx, u, h.ID)
 }
 
