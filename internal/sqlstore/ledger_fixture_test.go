@@ -6,11 +6,7 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -19,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/account"
+	"studio/internal/dbtest"
 	"studio/internal/errs"
 	"studio/internal/ledger"
 	"studio/internal/ts"
@@ -75,7 +72,7 @@ func openLedgerDB(t testing.TB, e ledgerEngine, now func() time.Time) *DB {
 	t.Helper()
 	opts := Options{DataDir: t.TempDir(), Now: now}
 	if e.url != "" {
-		opts.DatabaseURL = ledgerSchema(t, e.url)
+		opts.DatabaseURL = dbtest.FreshSchema(t, e.url)
 	}
 	db, err := Open(context.Background(), opts)
 	if err != nil {
@@ -85,44 +82,9 @@ func openLedgerDB(t testing.TB, e ledgerEngine, now func() time.Time) *DB {
 	return db
 }
 
-// ledgerSchema creates a schema for one test and returns a URL whose
-// search_path points at it; the schema is dropped when the test ends.
-func ledgerSchema(t testing.TB, base string) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "ledger_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("postgres: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("TEST_DATABASE_URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // newLedgerHouse writes a user and their personal house as sign-up does, in
 // one transaction that ends with the openHouse hooks, so the house opens
 // with its trial plan and 60-token sign-up grant; it returns both ids.
-// (It writes the rows itself rather than through CreateUser, which binds a
-// Go bool to organizations.personal, an INTEGER, and PostgreSQL refuses that.)
 func newLedgerHouse(t testing.TB, db *DB) (user, house string) {
 	t.Helper()
 	ctx := context.Background()
