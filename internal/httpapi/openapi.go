@@ -155,7 +155,11 @@ func (b *docBuilder) operation(rt Route) (*openapi31.Operation, error) {
 	if rt.Tag != "" {
 		op.WithTags(rt.Tag)
 		if !slices.ContainsFunc(b.spec.Tags, func(t openapi31.Tag) bool { return t.Name == rt.Tag }) {
-			b.spec.Tags = append(b.spec.Tags, openapi31.Tag{Name: rt.Tag})
+			tag := openapi31.Tag{Name: rt.Tag}
+			if d := tagDescriptions[rt.Tag]; d != "" {
+				tag.Description = &d
+			}
+			b.spec.Tags = append(b.spec.Tags, tag)
 		}
 	}
 	switch rt.Class {
@@ -722,3 +726,21 @@ func validJSONName(name string) bool {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// tagDescriptions introduce each group of operations in the document.
+var tagDescriptions = map[string]string{
+	"meta":          "Liveness, this document and the interactive reference.",
+	"auth":          "Accounts and browser sessions: sign-up, sign-in, houses and e-mail verification.",
+	"keys":          "Organization API keys for scripts and agents (session only).",
+	"posts":         "The sample resource: notes kept by a house.",
+	"assets":        "The house library: images of garments, models, backgrounds and marks.",
+	"collections":   "Folders of the library, flat on the wire.",
+	"billing":       "Tokens: the balance, open holds, prices, and platform grants.",
+	"admin":         "Platform administration (sessions on the allowlist).",
+	"jobs":          "Develops: frames commissioned from tools, their runs and the event stream.",
+	"mcp":           "The Model Context Protocol endpoint for AI agents.",
+	"packs":         "Batch downloads of frames as zip archives.",
+	"notifications": "What the house was told: packs ready, shares answered.",
+	"lookbook":      "Looks, their lock and variation frames, presets, factory and templates.",
+	"postures":      "The posture library and the house's posture preferences.",
+}

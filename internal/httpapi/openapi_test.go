@@ -244,7 +244,7 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 		}
 		check("summary", docDig(t, doc, "paths", "/things/{id}", "patch", "summary"), `"Change a thing"`)
 		check("tags", docDig(t, doc, "paths", "/things/{id}", "patch", "tags"), `["things"]`)
-		check("tag list", doc["tags"], `[{"name":"meta"},{"name":"things"},{"name":"auth"},{"name":"admin"},{"name":"hooks"}]`)
+		check("tag list", doc["tags"], `[{"description":"`+tagDescriptions["meta"]+`","name":"meta"},{"name":"things"},{"description":"`+tagDescriptions["auth"]+`","name":"auth"},{"description":"`+tagDescriptions["admin"]+`","name":"admin"},{"name":"hooks"}]`)
 	})
 
 	t.Run("security", func(t *testing.T) {
