@@ -409,3 +409,32 @@ func TestRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestDuplicateLookFrame: a look's develop is duplicated with its params
+// (destination included) and a fresh hold of what the frame cost.
+func TestDuplicateLookFrame(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		owner := a.SignUp(t, "looker")
+		k := a.Key(t, owner, "member")
+		id := lookID(t, a, k)
+		res := a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{"quality": "1k", "output": map[string]any{"destination": "web-tile"}})
+		if res.Status != 202 {
+			t.Fatalf("develop-lock: %d %s", res.Status, res.Body)
+		}
+		src := res.Map(t)["jobId"].(string)
+		before := houseBalance(t, a, owner.HouseID)
+		dup := a.Do(t, "POST", "/api/toolkit/jobs/"+src+"/duplicate", k, nil)
+		m := dup.Map(t)
+		if dup.Status != 202 || m["cost"] != float64(8) {
+			t.Fatalf("duplicate a look frame: %d %s; want 202 costing the lookbook 1k price", dup.Status, dup.Body)
+		}
+		j, err := a.DB.Job(context.Background(), owner.HouseID, m["jobId"].(string))
+		if err != nil || j.Tool != "lookbook" || j.Params["lookId"] != id || j.Params["destination"] != "web-tile" {
+			t.Errorf("duplicate %+v %v; want the look's params copied", j, err)
+		}
+		if after := houseBalance(t, a, owner.HouseID); after.Held != before.Held+8 {
+			t.Errorf("held %d -> %d; want a fresh hold of 8", before.Held, after.Held)
+		}
+	})
+}

@@ -2,9 +2,13 @@ package job
 
 import (
 	"context"
+	"maps"
+
+	"github.com/google/uuid"
 
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/ts"
 )
 
 // Runs lists the house's develop runs of the last 30 days, newest first:
@@ -108,7 +112,9 @@ func (s *Service) findRun(ctx context.Context, house, id string) (*Run, error) {
 }
 
 // Duplicate develops a job again: the same tool, tier, inputs and params
-// (copied verbatim, destination included), with a fresh hold.
+// (copied verbatim, a look's destination included), with a fresh hold of
+// what the source frame cost. Any tool the engines perform can be
+// duplicated, look frames too, not only the submit route's tools.
 func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempotencyKey string) (Receipt, error) {
 	src, err := s.store.Job(ctx, p.HouseID, id)
 	if err != nil {
@@ -117,25 +123,31 @@ func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempoten
 	if !p.CanSpend() {
 		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
 	}
-	if _, ok := Roles[src.Tool]; !ok || !s.engines.Can(src.Tool) {
+	if !s.engines.Can(src.Tool) {
 		return Receipt{}, ErrUnknownToolRun
 	}
 	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
 		return Receipt{}, ErrNoInputs
 	}
 	ids := make([]string, len(src.Inputs))
+	digests := make([]string, len(src.Inputs))
 	for i, in := range src.Inputs {
 		ids[i] = in.AssetID
+		digests[i] = in.Role + ":asset:" + in.AssetID
 	}
-	if err := s.assets.CheckOwned(ctx, p.HouseID, ids); err != nil {
-		return Receipt{}, ErrNoInputs
+	if len(ids) > 0 {
+		if err := s.assets.CheckOwned(ctx, p.HouseID, ids); err != nil {
+			return Receipt{}, ErrNoInputs
+		}
 	}
-	params := make(map[string]string, len(src.Params))
-	for k, v := range src.Params {
-		params[k] = v
+	params := maps.Clone(src.Params)
+	fp := Fingerprint(src.Tool, src.Tier, digests, params)
+	if rec, found, err := s.replay(ctx, p, idempotencyKey, fp); found || err != nil {
+		return rec, err
 	}
-	return s.Submit(ctx, p, SubmitRequest{
-		Tool: src.Tool, Tier: src.Tier, Inputs: src.Inputs, Params: params,
-		IdempotencyKey: idempotencyKey, BrandID: src.BrandID,
+	return s.enqueue(ctx, Job{
+		ID: uuid.Must(uuid.NewV7()).String(), Tool: src.Tool, Status: Queued, BrandID: src.BrandID,
+		CreatedAt: ts.Of(s.now()), HouseID: p.HouseID, UserID: p.UserID, Tier: src.Tier,
+		Params: params, Inputs: src.Inputs, IdempotencyKey: idempotencyKey, Fingerprint: fp, Cost: src.Cost,
 	})
 }

@@ -187,17 +187,8 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 		digests = append(digests, u.Role+":bytes:"+hex.EncodeToString(sum[:]))
 	}
 	fp := Fingerprint(in.Tool, in.Tier, digests, in.Params)
-	if in.IdempotencyKey != "" {
-		prior, err := s.store.JobByKey(ctx, p.HouseID, p.UserID, in.IdempotencyKey)
-		switch {
-		case err == nil:
-			if prior.Fingerprint != fp {
-				return Receipt{}, ErrKeyReused
-			}
-			return Receipt{Job: prior, Replayed: true, IdempotencyKey: in.IdempotencyKey}, nil
-		case !errors.Is(err, errs.NotFound):
-			return Receipt{}, err
-		}
+	if rec, found, err := s.replay(ctx, p, in.IdempotencyKey, fp); found || err != nil {
+		return rec, err
 	}
 	if len(in.Inputs) > 0 {
 		ids := make([]string, len(in.Inputs))
@@ -230,19 +221,45 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 		Params: in.Params, Inputs: inputs, RetryOfJobID: in.RetryOfJobID,
 		IdempotencyKey: in.IdempotencyKey, Fingerprint: fp, Cost: cost,
 	}
+	rec, err := s.enqueue(ctx, j)
+	queued = err == nil && !rec.Replayed
+	return rec, err
+}
+
+// replay returns the job the user already submitted under key, when there
+// is one: found with the same request (fp), IDEMPOTENCY_KEY_REUSED with
+// another.
+func (s *Service) replay(ctx context.Context, p auth.Principal, key, fp string) (Receipt, bool, error) {
+	if key == "" {
+		return Receipt{}, false, nil
+	}
+	prior, err := s.store.JobByKey(ctx, p.HouseID, p.UserID, key)
+	switch {
+	case errors.Is(err, errs.NotFound):
+		return Receipt{}, false, nil
+	case err != nil:
+		return Receipt{}, false, err
+	case prior.Fingerprint != fp:
+		return Receipt{}, false, ErrKeyReused
+	}
+	return Receipt{Job: prior, Replayed: true, IdempotencyKey: key}, true, nil
+}
+
+// enqueue writes the hold, the job and its event, and tells the listeners.
+// A concurrent retry that won the idempotency key is returned as a replay.
+func (s *Service) enqueue(ctx context.Context, j Job) (Receipt, error) {
 	stored, replayed, err := s.store.SubmitJob(ctx, j)
 	if err != nil {
 		return Receipt{}, err
 	}
 	if replayed {
-		if stored.Fingerprint != fp {
+		if stored.Fingerprint != j.Fingerprint {
 			return Receipt{}, ErrKeyReused
 		}
-		return Receipt{Job: stored, Replayed: true, IdempotencyKey: in.IdempotencyKey}, nil
+		return Receipt{Job: stored, Replayed: true, IdempotencyKey: j.IdempotencyKey}, nil
 	}
-	queued = true
 	s.notify.JobChanged(ctx, stored)
-	return Receipt{Job: stored, TokensHeld: cost, IdempotencyKey: in.IdempotencyKey}, nil
+	return Receipt{Job: stored, TokensHeld: j.Cost, IdempotencyKey: j.IdempotencyKey}, nil
 }
 
 // DefaultPrice is charged for a tool with no price rows (DECISIONS §4).
