@@ -89,8 +89,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if cfg.AIBaseURL != "" {
 		classifier = asset.NewVisionClassifier(cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel)
 	}
+	// One live price table: the catalog, quotes, holds and charges all read it.
+	prices := ledger.DefaultPrices()
 	assets := asset.NewService(db, asset.Options{
-		Blobs: blobs, Ledger: db, Prices: ledger.DefaultPrices(), Classifier: classifier, Now: now, Log: log,
+		Blobs: blobs, Ledger: db, Prices: prices, Classifier: classifier, Now: now, Log: log,
 	})
 	accounts := account.NewService(db, sender, account.Options{
 		PublicURL: cfg.PublicURL, AdminEmails: cfg.AdminEmails, InviteOnly: cfg.Signup == "invite", Hash: opts.Hash, Now: now,
@@ -113,7 +115,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if err != nil {
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
 	}
-	prices := ledger.DefaultPrices()
 	notes := notify.NewService(db, now) // before notify below shadows the package
 	notify := &jobEvents{broker: broker, relay: relay, db: db, log: log}
 	jobs := job.NewService(db, jobAssets{assets: assets, db: db, blobs: blobs, log: log}, eng, jobPrice(prices), notify, now)
