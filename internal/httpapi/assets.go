@@ -10,6 +10,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/ledger"
 )
 
 // AssetBody wraps one asset.
@@ -65,7 +66,7 @@ const (
 )
 
 func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) error {
-	as, err := s.assets.List(r.Context(), auth.From(r.Context()), r.URL.Query().Get("folderId"))
+	as, err := s.svc.Assets.List(r.Context(), auth.From(r.Context()), r.URL.Query().Get("folderId"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (s *Server) uploadAsset(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.assets.Upload(r.Context(), p, u)
+	a, err := s.svc.Assets.Upload(r.Context(), p, u)
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func formError(err error) error {
 }
 
 func (s *Server) assetFile(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.assets.File(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	f, err := s.svc.Assets.File(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (s *Server) assetFile(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) legacyAssetFile(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.assets.LegacyFile(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	f, err := s.svc.Assets.LegacyFile(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -200,7 +201,7 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request, f asset.File
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	obj, err := s.assets.Open(r.Context(), f)
+	obj, err := s.svc.Assets.Open(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func (s *Server) patchAsset(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.assets.Patch(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
+	a, err := s.svc.Assets.Patch(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -252,7 +253,7 @@ func (s *Server) batchPatchAssets(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	n, err := s.assets.Batch(r.Context(), auth.From(r.Context()), in)
+	n, err := s.svc.Assets.Batch(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ func (s *Server) batchDeleteAssets(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	n, err := s.assets.Delete(r.Context(), auth.From(r.Context()), in.AssetIDs)
+	n, err := s.svc.Assets.Delete(r.Context(), auth.From(r.Context()), in.AssetIDs)
 	if err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func (s *Server) quoteAssets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q, err := s.assets.Quote(r.Context(), auth.From(r.Context()), in)
+	q, err := s.svc.Assets.Quote(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -288,7 +289,7 @@ func (s *Server) groupAssets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := s.assets.Group(r.Context(), auth.From(r.Context()), in)
+	id, err := s.svc.Assets.Group(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -309,4 +310,33 @@ func imageOut(status int) []Out {
 func fileOut() []Out {
 	out := append(imageOut(http.StatusOK), imageOut(http.StatusPartialContent)...)
 	return append(out, Out{Status: http.StatusNotModified})
+}
+
+// assetsRoutes are the routes of Assets (SPEC §4.4).
+func (s *Server) assetsRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/toolkit/assets", Class: KeyOrSession, Tag: "assets", Summary: "List the library, newest first",
+			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Handler: s.listAssets},
+		{Method: "POST", Path: "/api/toolkit/assets/upload", Class: KeyOrSession, Tag: "assets", Summary: "Upload an image as an asset (classify=1 reads kind and name for one token)",
+			In: Multipart{Form: UploadForm{}}, Out: []Out{{Status: 201, Body: AssetBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, asset.ErrNoImage, asset.ErrEmptyImage, asset.ErrTooLarge, asset.ErrBadKind, asset.ErrBadSKU,
+				errs.NotFound, ledger.ErrInsufficientTokens}, Handler: s.uploadAsset},
+		{Method: "PATCH", Path: "/api/toolkit/assets/batch", Class: KeyOrSession, Tag: "assets", Summary: "Move, file or approve many assets; other houses' and removed ids are skipped",
+			In: asset.BatchRequest{}, Out: []Out{{Status: 200, Body: UpdatedBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, asset.ErrBadKind, errs.NotFound}, Handler: s.batchPatchAssets},
+		{Method: "POST", Path: "/api/toolkit/assets/batch/delete", Class: KeyOrSession, Tag: "assets", Summary: "Remove many assets (soft delete)",
+			In: asset.IDsRequest{}, Out: []Out{{Status: 200, Body: DeletedBody{}}}, Errors: []*errs.Error{errs.Forbidden}, Handler: s.batchDeleteAssets},
+		{Method: "POST", Path: "/api/toolkit/assets/batch/quote", Class: KeyOrSession, Tag: "assets", Summary: "Price an operation over many assets; spends and reserves nothing",
+			In: asset.QuoteRequest{}, Out: []Out{{Status: 200, Body: asset.Quote{}}}, Handler: s.quoteAssets},
+		{Method: "POST", Path: "/api/toolkit/assets/group", Class: KeyOrSession, Tag: "assets", Summary: "Group assets, replacing their prior groups; all or nothing",
+			In: asset.GroupRequest{}, Out: []Out{{Status: 201, Body: GroupBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, asset.ErrBadAssetIDs, errs.NotFound}, Handler: s.groupAssets},
+		{Method: "GET", Path: "/api/toolkit/assets/{id}", Class: KeyOrSession, Tag: "assets", Summary: "An asset's bytes (legacy route: 403 for another house's asset)",
+			Out: fileOut(), Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.legacyAssetFile},
+		{Method: "GET", Path: "/api/toolkit/assets/{id}/file", Class: KeyOrSession, Tag: "assets", Summary: "An asset's bytes, cacheable (ETag, If-None-Match, ranges)",
+			Out: fileOut(), Errors: []*errs.Error{errs.NotFound}, Handler: s.assetFile},
+		{Method: "PATCH", Path: "/api/toolkit/assets/{id}", Class: KeyOrSession, Tag: "assets", Summary: "Rename, file or move an asset; an empty patch changes nothing",
+			In: asset.PatchRequest{}, Out: []Out{{Status: 200, Body: AssetBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, asset.ErrBadKind, asset.ErrBadSKU, asset.ErrBadFolder, errs.NotFound}, Handler: s.patchAsset},
+	}
 }

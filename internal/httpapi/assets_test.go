@@ -19,9 +19,49 @@ import (
 	"studio/internal/app"
 	"studio/internal/apptest"
 	"studio/internal/asset"
+	"studio/internal/auth"
 	"studio/internal/httpapi"
 	"studio/internal/ledger"
 )
+
+// assetsWalk is the assets area's part of the route walk (walk_test.go).
+var assetsWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"GET /api/toolkit/assets": static("/api/toolkit/assets", nil),
+		"POST /api/toolkit/assets/upload": func(t *testing.T, _ *apptest.App, _ *apptest.User) request {
+			return request{"/api/toolkit/assets/upload", uploadForm(t, "look.jpg", jpegOf(t, 16, 12), "kind", "clothes")}
+		},
+		"PATCH /api/toolkit/assets/batch": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/batch", map[string]any{"assetIds": []string{assetID(t, a, u)}, "approved": true}}
+		},
+		"POST /api/toolkit/assets/batch/delete": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/batch/delete", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
+		},
+		"POST /api/toolkit/assets/batch/quote": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/batch/quote", map[string]any{"assetIds": []string{assetID(t, a, u)}, "operation": "packshot"}}
+		},
+		"POST /api/toolkit/assets/group": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/group", map[string]any{"assetIds": []string{assetID(t, a, u), assetID(t, a, u)}}}
+		},
+		"GET /api/toolkit/assets/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/" + assetID(t, a, u), nil}
+		},
+		"GET /api/toolkit/assets/{id}/file": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/" + assetID(t, a, u) + "/file", nil}
+		},
+		"PATCH /api/toolkit/assets/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/" + assetID(t, a, u), map[string]any{"name": "Renamed", "sku": "SKU-1"}}
+		},
+	},
+	minRole: map[string]auth.Role{
+		"POST /api/toolkit/assets/upload":       auth.Member,
+		"PATCH /api/toolkit/assets/batch":       auth.Member,
+		"POST /api/toolkit/assets/batch/delete": auth.Member,
+		"POST /api/toolkit/assets/group":        auth.Member,
+		"PATCH /api/toolkit/assets/{id}":        auth.Member,
+	},
+	foreignForbidden: []string{"GET /api/toolkit/assets/{id}"},
+}
 
 // want checks an answer's status and error code.
 func want(t *testing.T, res apptest.Resp, status int, code string) {

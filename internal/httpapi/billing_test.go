@@ -15,6 +15,18 @@ import (
 	"studio/internal/ledger"
 )
 
+// billingWalk is the billing area's part of the route walk (walk_test.go).
+var billingWalk = walkArea{
+	samples: map[string]sampleFunc{
+		// Billing: every seat reads the balance and the catalog; the grant is a platform admin's.
+		"GET /api/toolkit/ai/billing/balance": static("/api/toolkit/ai/billing/balance", nil),
+		"GET /api/toolkit/ai/billing/catalog": static("/api/toolkit/ai/billing/catalog", nil),
+		"POST /api/toolkit/admin/grant-tokens": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/admin/grant-tokens", map[string]any{"userId": u.ID, "tokens": 5}}
+		},
+	},
+}
+
 // billingBalance reads GET /api/toolkit/ai/billing/balance with cred.
 func billingBalance(t *testing.T, a *apptest.App, cred apptest.Cred) (ledger.Balance, apptest.Resp) {
 	t.Helper()

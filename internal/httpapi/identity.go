@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"studio/internal/account"
-	"studio/internal/apikey"
 	"studio/internal/auth"
+	"studio/internal/errs"
 )
 
 // UserBody wraps a user.
@@ -44,7 +44,7 @@ func (s *Server) signUp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.accounts.SignUp(r.Context(), in)
+	out, err := s.svc.Accounts.SignUp(r.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	out, err := s.accounts.SignIn(r.Context(), in, host)
+	out, err := s.svc.Accounts.SignIn(r.Context(), in, host)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
-	if err := s.accounts.SignOut(r.Context(), auth.From(r.Context())); err != nil {
+	if err := s.svc.Accounts.SignOut(r.Context(), auth.From(r.Context())); err != nil {
 		return err
 	}
 	clearSessionCookie(w, s.cfg.SecureCookie)
@@ -78,7 +78,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.accounts.GetSession(r.Context(), auth.From(r.Context()), sessionFrom(r.Context()))
+	v, err := s.svc.Accounts.GetSession(r.Context(), auth.From(r.Context()), sessionFrom(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listHouses(w http.ResponseWriter, r *http.Request) error {
-	hs, err := s.accounts.Houses(r.Context(), auth.From(r.Context()))
+	hs, err := s.svc.Accounts.Houses(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -98,54 +98,37 @@ func (s *Server) setActive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.accounts.SetActive(r.Context(), auth.From(r.Context()), in.OrganizationID); err != nil {
+	if err := s.svc.Accounts.SetActive(r.Context(), auth.From(r.Context()), in.OrganizationID); err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, ActiveBody{ActiveOrganizationID: in.OrganizationID})
 }
 
 func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
-	if err := s.accounts.VerifyEmail(r.Context(), r.URL.Query().Get("token")); err != nil {
+	if err := s.svc.Accounts.VerifyEmail(r.Context(), r.URL.Query().Get("token")); err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, VerifiedBody{EmailVerified: true})
 }
 
-// KeysBody lists API keys.
-type KeysBody struct {
-	Keys []apikey.Key `json:"keys"`
-}
-
-// RevokedBody confirms a revocation.
-type RevokedBody struct {
-	Revoked bool   `json:"revoked"`
-	ID      string `json:"id"`
-}
-
-func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := s.keys.List(r.Context(), auth.From(r.Context()))
-	if err != nil {
-		return err
+// identityRoutes are the routes of Identity (DECISIONS §2).
+func (s *Server) identityRoutes() []Route {
+	return []Route{
+		{Method: "POST", Path: "/api/auth/sign-up/email", Class: Public, Tag: "auth", Summary: "Create an account, a personal house and a session",
+			In: account.SignUpRequest{}, Out: []Out{{Status: 200, Body: UserBody{}}},
+			Errors: []*errs.Error{account.ErrWeakPassword, account.ErrBadEmail, account.ErrRegistered, account.ErrInviteNeeded}, Handler: s.signUp},
+		{Method: "POST", Path: "/api/auth/sign-in/email", Class: Public, Tag: "auth", Summary: "Sign in with e-mail and password",
+			In: account.SignInRequest{}, Out: []Out{{Status: 200, Body: UserBody{}}},
+			Errors: []*errs.Error{account.ErrInvalidCreds, errs.RateLimited}, Handler: s.signIn},
+		{Method: "POST", Path: "/api/auth/sign-out", Class: SessionOnly, Tag: "auth", Summary: "End the session",
+			Out: []Out{{Status: 200, Body: Success{}}}, Handler: s.signOut},
+		{Method: "GET", Path: "/api/auth/get-session", Class: SessionOnly, Tag: "auth", Summary: "The current session and user",
+			Out: []Out{{Status: 200, Body: account.SessionView{}}}, Handler: s.getSession},
+		{Method: "GET", Path: "/api/auth/organization/list", Class: SessionOnly, Tag: "auth", Summary: "Houses where the user holds a seat",
+			Out: []Out{{Status: 200, Body: HousesBody{}}}, Handler: s.listHouses},
+		{Method: "POST", Path: "/api/auth/organization/set-active", Class: SessionOnly, Tag: "auth", Summary: "Switch the session's active house",
+			In: account.SetActiveRequest{}, Out: []Out{{Status: 200, Body: ActiveBody{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.setActive},
+		{Method: "GET", Path: "/api/auth/verify-email", Class: Public, Tag: "auth", Summary: "Confirm an e-mail address",
+			Query: VerifyQuery{}, Out: []Out{{Status: 200, Body: VerifiedBody{}}}, Errors: []*errs.Error{account.ErrBadToken}, Handler: s.verifyEmail},
 	}
-	return encode(w, http.StatusOK, KeysBody{Keys: ks})
-}
-
-func (s *Server) mintKey(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[apikey.MintRequest](w, r)
-	if err != nil {
-		return err
-	}
-	k, err := s.keys.Mint(r.Context(), auth.From(r.Context()), in)
-	if err != nil {
-		return err
-	}
-	return encode(w, http.StatusCreated, k)
-}
-
-func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if err := s.keys.Revoke(r.Context(), auth.From(r.Context()), id); err != nil {
-		return err
-	}
-	return encode(w, http.StatusOK, RevokedBody{Revoked: true, ID: id})
 }

@@ -3,13 +3,38 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"studio/internal/app"
 	"studio/internal/apptest"
 	"studio/internal/auth"
 )
+
+// identityWalk is the identity area's part of the route walk (walk_test.go).
+var identityWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"POST /api/auth/sign-up/email": func(t *testing.T, a *apptest.App, _ *apptest.User) request {
+			return request{"/api/auth/sign-up/email", map[string]string{"name": "New", "email": "new-" + uuid.NewString() + "@studio.test", "password": "correct horse battery"}}
+		},
+		"POST /api/auth/sign-in/email": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/auth/sign-in/email", map[string]string{"email": u.Email, "password": u.Password}}
+		},
+		"POST /api/auth/sign-out":         static("/api/auth/sign-out", nil),
+		"GET /api/auth/get-session":       static("/api/auth/get-session", nil),
+		"GET /api/auth/organization/list": static("/api/auth/organization/list", nil),
+		"POST /api/auth/organization/set-active": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/auth/organization/set-active", map[string]string{"organizationId": u.HouseID}}
+		},
+		"GET /api/auth/verify-email": func(t *testing.T, a *apptest.App, _ *apptest.User) request {
+			fresh := a.SignUp(t, "verify")
+			return request{"/api/auth/verify-email?token=" + verificationToken(t, a, fresh.Email), nil}
+		},
+	},
+}
 
 func TestSignUp(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
@@ -230,4 +255,19 @@ func TestHealth(t *testing.T) {
 			t.Errorf("health with the database closed: %d %s; want 503 UNHEALTHY", res.Status, res.Body)
 		}
 	})
+}
+
+var tokenInMail = regexp.MustCompile(`token=([A-Za-z0-9_-]+)`)
+
+func verificationToken(t *testing.T, a *apptest.App, email string) string {
+	t.Helper()
+	mails, err := a.DB.Emails(context.Background(), email)
+	if err != nil || len(mails) == 0 {
+		t.Fatalf("no mail to %s: %v", email, err)
+	}
+	m := tokenInMail.FindStringSubmatch(mails[0].Text)
+	if m == nil {
+		t.Fatalf("no token in %q", mails[0].Text)
+	}
+	return m[1]
 }

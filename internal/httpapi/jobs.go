@@ -12,6 +12,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/ledger"
 )
 
 // SubmitForm documents the multipart body of POST /api/toolkit/jobs/submit.
@@ -80,7 +81,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rec, err := s.jobs.Submit(r.Context(), p, in)
+	rec, err := s.svc.Jobs.Submit(r.Context(), p, in)
 	if err != nil {
 		return submitError(err)
 	}
@@ -172,7 +173,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 		}
 		since = n
 	}
-	jobs, err := s.jobs.Since(r.Context(), auth.From(r.Context()), since)
+	jobs, err := s.svc.Jobs.Since(r.Context(), auth.From(r.Context()), since)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) error {
-	res, err := s.jobs.Cancel(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	res, err := s.svc.Jobs.Cancel(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (s *Server) duplicateJob(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	rec, err := s.jobs.Duplicate(r.Context(), auth.From(r.Context()), r.PathValue("id"), in.IdempotencyKey)
+	rec, err := s.svc.Jobs.Duplicate(r.Context(), auth.From(r.Context()), r.PathValue("id"), in.IdempotencyKey)
 	if err != nil {
 		return submitError(err)
 	}
@@ -216,7 +217,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 			return job.ErrBadLimit
 		}
 	}
-	runs, err := s.jobs.Runs(r.Context(), auth.From(r.Context()), q.Get("state"), limit)
+	runs, err := s.svc.Jobs.Runs(r.Context(), auth.From(r.Context()), q.Get("state"), limit)
 	if err != nil {
 		return err
 	}
@@ -224,9 +225,30 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) error {
-	res, err := s.jobs.CancelRun(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	res, err := s.svc.Jobs.CancelRun(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, res)
+}
+
+// jobsRoutes are the routes of Jobs and runs (SPEC §4.5).
+func (s *Server) jobsRoutes() []Route {
+	return []Route{
+		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop",
+			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
+			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
+				asset.ErrTooLarge, job.ErrKeyReused, job.ErrFalNotConfigure, job.ErrSubmitFailed}, Handler: s.submitJob},
+		{Method: "GET", Path: "/api/toolkit/jobs", Class: KeyOrSession, Tag: "jobs", Summary: "Jobs changed since an event cursor, ascending by eventSeq",
+			Query: JobsQuery{}, Out: []Out{{Status: 200, Body: JobsBody{}}}, Errors: []*errs.Error{job.ErrBadSince}, Handler: s.listJobs},
+		{Method: "POST", Path: "/api/toolkit/jobs/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a queued job and release its hold",
+			Out: []Out{{Status: 200, Body: job.CancelResult{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.cancelJob},
+		{Method: "POST", Path: "/api/toolkit/jobs/{id}/duplicate", Class: KeyOrSession, Tag: "jobs", Summary: "Develop a job again with a fresh hold",
+			In: DuplicateRequest{}, Out: []Out{{Status: 202, Body: Duplicated{}}},
+			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, job.ErrUnknownToolRun, job.ErrNoInputs, job.ErrKeyReused}, Handler: s.duplicateJob},
+		{Method: "GET", Path: "/api/toolkit/develops", Class: KeyOrSession, Tag: "jobs", Summary: "Develop runs, newest first",
+			Query: RunsQuery{}, Out: []Out{{Status: 200, Body: RunsBody{}}}, Errors: []*errs.Error{job.ErrBadState, job.ErrBadLimit}, Handler: s.listRuns},
+		{Method: "POST", Path: "/api/toolkit/develops/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a run's queued frames",
+			Out: []Out{{Status: 200, Body: job.RunCancel{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.cancelRun},
+	}
 }

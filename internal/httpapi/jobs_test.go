@@ -9,9 +9,37 @@ import (
 	"time"
 
 	"studio/internal/apptest"
+	"studio/internal/auth"
 	"studio/internal/job"
 	"studio/internal/ledger"
 )
+
+// jobsWalk is the jobs area's part of the route walk (walk_test.go).
+var jobsWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"POST /api/toolkit/jobs/submit": func(t *testing.T, _ *apptest.App, _ *apptest.User) request {
+			return request{"/api/toolkit/jobs/submit", submitForm(t, "upscale", "image", pngOf(t, 64, 48))}
+		},
+		"GET /api/toolkit/jobs": static("/api/toolkit/jobs?since=0", nil),
+		"POST /api/toolkit/jobs/{id}/cancel": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/jobs/" + submitJob(t, a, u.Session(), "upscale") + "/cancel", nil}
+		},
+		"POST /api/toolkit/jobs/{id}/duplicate": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/jobs/" + submitJob(t, a, u.Session(), "upscale") + "/duplicate", map[string]string{}}
+		},
+		"GET /api/toolkit/develops": static("/api/toolkit/develops?state=all&limit=20", nil),
+		"POST /api/toolkit/develops/{id}/cancel": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/develops/run." + submitJob(t, a, u.Session(), "upscale") + "/cancel", nil}
+		},
+	},
+	minRole: map[string]auth.Role{
+		"POST /api/toolkit/jobs/submit":          auth.Member,
+		"POST /api/toolkit/jobs/{id}/cancel":     auth.Member,
+		"POST /api/toolkit/jobs/{id}/duplicate":  auth.Member,
+		"POST /api/toolkit/develops/{id}/cancel": auth.Member,
+	},
+	optionalBody: []string{"POST /api/toolkit/jobs/{id}/duplicate"},
+}
 
 // submitForm is a submit of tool with one file in role and extra fields.
 func submitForm(t testing.TB, tool, role string, data []byte, fields ...string) apptest.Form {

@@ -9,6 +9,22 @@ import (
 	"studio/internal/auth"
 )
 
+// keysWalk is the keys area's part of the route walk (walk_test.go).
+var keysWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"GET /api/keys":  static("/api/keys", nil),
+		"POST /api/keys": static("/api/keys", map[string]string{"name": "ci", "role": "viewer"}),
+		"DELETE /api/keys/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/keys/" + keyID(t, a, u), nil}
+		},
+	},
+	minRole: map[string]auth.Role{
+		"POST /api/keys":        auth.Member,
+		"DELETE /api/keys/{id}": auth.Member,
+	},
+	repeatable: []string{"DELETE /api/keys/{id}"},
+}
+
 func TestAPIKeys(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
@@ -133,4 +149,12 @@ func TestAPIKeys(t *testing.T) {
 			}
 		})
 	})
+}
+
+func keyID(t *testing.T, a *apptest.App, u *apptest.User) string {
+	t.Helper()
+	res := a.Do(t, "POST", "/api/keys", u.Session(), map[string]string{"name": "fixture"})
+	var k struct{ ID string }
+	res.JSON(t, &k)
+	return k.ID
 }

@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/ledger"
 	"studio/internal/look"
 )
 
@@ -38,7 +41,7 @@ type TemplateBody struct {
 }
 
 func (s *Server) listLooks(w http.ResponseWriter, r *http.Request) error {
-	looks, err := s.looks.List(r.Context(), auth.From(r.Context()))
+	looks, err := s.svc.Looks.List(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -50,7 +53,7 @@ func (s *Server) createLook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.looks.Create(r.Context(), auth.From(r.Context()), in)
+	l, err := s.svc.Looks.Create(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -58,7 +61,7 @@ func (s *Server) createLook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getLook(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.looks.Get(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	d, err := s.svc.Looks.Get(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -73,7 +76,7 @@ func (s *Server) developLock(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	rec, err := s.looks.DevelopLock(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
+	rec, err := s.svc.Looks.DevelopLock(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func (s *Server) lockLook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.looks.Lock(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
+	l, err := s.svc.Looks.Lock(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -94,7 +97,7 @@ func (s *Server) lockLook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) unlockLook(w http.ResponseWriter, r *http.Request) error {
-	l, err := s.looks.Unlock(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	l, err := s.svc.Looks.Unlock(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -106,7 +109,7 @@ func (s *Server) lookVariations(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := s.looks.Variations(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
+	jobs, err := s.svc.Looks.Variations(r.Context(), auth.From(r.Context()), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -119,7 +122,7 @@ func (s *Server) factoryPlan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	plan, err := s.looks.Plan(r.Context(), auth.From(r.Context()), in)
+	plan, err := s.svc.Looks.Plan(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -131,7 +134,7 @@ func (s *Server) factoryRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.looks.Run(r.Context(), auth.From(r.Context()), in)
+	res, err := s.svc.Looks.Run(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -139,7 +142,7 @@ func (s *Server) factoryRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getPreset(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.looks.Preset(r.Context(), auth.From(r.Context()))
+	p, err := s.svc.Looks.Preset(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func (s *Server) savePreset(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.looks.SavePreset(r.Context(), auth.From(r.Context()), in)
+	p, err := s.svc.Looks.SavePreset(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -159,7 +162,7 @@ func (s *Server) savePreset(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listBackgrounds(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.looks.Backgrounds(r.Context(), auth.From(r.Context()))
+	v, err := s.svc.Looks.Backgrounds(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -171,9 +174,57 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.looks.Template(r.PathValue("id"))
+	t, err := s.svc.Looks.Template(r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, TemplateBody{Template: t})
+}
+
+// looksRoutes are the routes of Lookbook, factory, presets (SPEC §4.6), backgrounds and templates (§4.19).
+func (s *Server) looksRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/toolkit/lookbook/looks", Class: KeyOrSession, Tag: "lookbook", Summary: "The house's looks, newest first (50)",
+			Out: []Out{{Status: 200, Body: LooksBody{}}}, Handler: s.listLooks},
+		{Method: "POST", Path: "/api/toolkit/lookbook/looks", Class: KeyOrSession, Tag: "lookbook", Summary: "Compose a draft look; nothing is developed or charged",
+			In: look.CreateRequest{}, Out: []Out{{Status: 201, Body: LookBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrNameRequired, look.ErrModelRequired, look.ErrItemsRequired, look.ErrTooManyItems,
+				look.ErrBadItem, look.ErrBadBackground, look.ErrBadAesthetic, look.ErrAssetNotFound}, Handler: s.createLook},
+		{Method: "GET", Path: "/api/toolkit/lookbook/looks/{id}", Class: KeyOrSession, Tag: "lookbook", Summary: "A look with its variation frames and newest lock develop",
+			Out: []Out{{Status: 200, Body: look.Detail{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.getLook},
+		{Method: "POST", Path: "/api/toolkit/lookbook/looks/{id}/develop-lock", Class: KeyOrSession, Tag: "lookbook", Summary: "Develop a draft look's base frame; holds the tier's price plus any restoration pass",
+			In: look.DevelopRequest{}, Out: []Out{{Status: 202, Body: look.Receipt{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrBadQuality, look.ErrUnknownDestination, look.ErrBadDimensions, look.ErrOutputTooLarge,
+				look.ErrQualityTooLow, ledger.ErrInsufficientTokens, errs.NotFound, look.ErrDevelopInFlight, look.ErrLookLocked, job.ErrKeyReused}, Handler: s.developLock},
+		{Method: "POST", Path: "/api/toolkit/lookbook/looks/{id}/lock", Class: KeyOrSession, Tag: "lookbook", Summary: "Lock a look on a frame one of its develops made",
+			In: look.LockRequest{}, Out: []Out{{Status: 200, Body: LookBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrAssetRequired, errs.NotFound, look.ErrDevelopInFlight, look.ErrNotALookFrame}, Handler: s.lockLook},
+		{Method: "POST", Path: "/api/toolkit/lookbook/looks/{id}/unlock", Class: KeyOrSession, Tag: "lookbook", Summary: "Return a look to draft; its look-base fields are kept",
+			Out: []Out{{Status: 200, Body: LookBody{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound, look.ErrDevelopInFlight}, Handler: s.unlockLook},
+		{Method: "POST", Path: "/api/toolkit/lookbook/looks/{id}/variations", Class: KeyOrSession, Tag: "lookbook", Summary: "Develop one variation frame per key from the look base; all frames held or none",
+			In: look.VariationsRequest{}, Out: []Out{{Status: 202, Body: VariationsBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrBadQuality, look.ErrKeysRequired, look.ErrTooManyFrames, look.ErrUnknownVariant,
+				look.ErrUnknownDestination, look.ErrBadDimensions, look.ErrOutputTooLarge, look.ErrQualityTooLow, ledger.ErrInsufficientTokens,
+				errs.NotFound, look.ErrDevelopInFlight, look.ErrLockRequired, job.ErrKeyReused}, Handler: s.lookVariations},
+		{Method: "POST", Path: "/api/toolkit/factory/plan", Class: KeyOrSession, Tag: "lookbook", Summary: "Propose looks from pieces with the standing preset, priced; reads only",
+			In: look.PlanRequest{}, Out: []Out{{Status: 200, Body: look.Plan{}}},
+			Errors: []*errs.Error{look.ErrAssetsRequired, look.ErrBadQuality, look.ErrAssetNotFound}, Handler: s.factoryPlan},
+		{Method: "POST", Path: "/api/toolkit/factory/run", Class: KeyOrSession, Tag: "lookbook", Summary: "Create a batch of draft looks; spends nothing, one bad look rejects all",
+			In: look.RunRequest{}, Out: []Out{{Status: 201, Body: look.RunResult{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrLooksRequired, look.ErrTooManyLooks, look.ErrModelRequired, look.ErrBadAesthetic,
+				look.ErrNameRequired, look.ErrItemsRequired, look.ErrTooManyItems, look.ErrBadItem, look.ErrBadBackground, look.ErrKeysRequired,
+				look.ErrTooManyFrames, look.ErrUnknownVariant, look.ErrBadQuality, look.ErrAssetNotFound}, Handler: s.factoryRun},
+		{Method: "GET", Path: "/api/toolkit/presets", Class: KeyOrSession, Tag: "lookbook", Summary: "The standing preset; defaults when never saved",
+			Out: []Out{{Status: 200, Body: PresetBody{}}}, Handler: s.getPreset},
+		{Method: "POST", Path: "/api/toolkit/presets", Class: KeyOrSession, Tag: "lookbook", Summary: "Replace the standing preset",
+			In: look.PresetRequest{}, Out: []Out{{Status: 200, Body: PresetBody{}}},
+			Errors: []*errs.Error{errs.Forbidden, look.ErrBadAesthetic, look.ErrBadBackground, look.ErrKeysRequired, look.ErrTooManyFrames,
+				look.ErrUnknownVariant, look.ErrBadQuality, look.ErrAssetNotFound}, Handler: s.savePreset},
+		{Method: "GET", Path: "/api/toolkit/backgrounds", Class: KeyOrSession, Tag: "lookbook", Summary: "What a look can stand on: background presets and the house's background assets",
+			Out: []Out{{Status: 200, Body: look.BackgroundsView{}}}, Handler: s.listBackgrounds},
+		{Method: "GET", Path: "/api/toolkit/lookbook/templates", Class: KeyOrSession, Tag: "lookbook", Summary: "The built-in shot templates",
+			Out: []Out{{Status: 200, Body: TemplatesBody{}}}, Handler: s.listTemplates},
+		{Method: "GET", Path: "/api/toolkit/lookbook/templates/{id}", Class: KeyOrSession, Tag: "lookbook", Summary: "One shot template",
+			Out: []Out{{Status: 200, Body: TemplateBody{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.getTemplate},
+	}
 }

@@ -7,8 +7,60 @@ import (
 	"testing"
 
 	"studio/internal/apptest"
+	"studio/internal/auth"
 	"studio/internal/ledger"
 )
+
+// looksWalk is the looks area's part of the route walk (walk_test.go).
+var looksWalk = walkArea{
+	samples: map[string]sampleFunc{
+		// Lookbook (looks_test.go holds the fixtures).
+		"GET /api/toolkit/lookbook/looks": static("/api/toolkit/lookbook/looks", nil),
+		"POST /api/toolkit/lookbook/looks": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks", lookBody(t, a, u.Session())}
+		},
+		"GET /api/toolkit/lookbook/looks/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()), nil}
+		},
+		"POST /api/toolkit/lookbook/looks/{id}/develop-lock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/develop-lock", map[string]any{}}
+		},
+		"POST /api/toolkit/lookbook/looks/{id}/lock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/lock", map[string]any{"assetId": assetID(t, a, u)}}
+		},
+		"POST /api/toolkit/lookbook/looks/{id}/unlock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/unlock", nil}
+		},
+		"POST /api/toolkit/lookbook/looks/{id}/variations": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/variations", map[string]any{"keys": []string{"front"}}}
+		},
+		"POST /api/toolkit/factory/plan": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/factory/plan", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
+		},
+		"POST /api/toolkit/factory/run": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			b := lookBody(t, a, u.Session())
+			return request{"/api/toolkit/factory/run", map[string]any{"modelAssetId": b["modelAssetId"],
+				"looks": []any{map[string]any{"name": "Batch look", "itemAssetIds": b["itemAssetIds"], "variationKeys": []string{"front"}}}}}
+		},
+		"GET /api/toolkit/presets": static("/api/toolkit/presets", nil),
+		"POST /api/toolkit/presets": static("/api/toolkit/presets", map[string]any{"aesthetic": "minimal",
+			"background": map[string]string{"kind": "preset", "value": "concrete"}, "variationKeys": []string{"front", "posture:contrapposto"}}),
+		"GET /api/toolkit/backgrounds":             static("/api/toolkit/backgrounds", nil),
+		"GET /api/toolkit/lookbook/templates":      static("/api/toolkit/lookbook/templates", nil),
+		"GET /api/toolkit/lookbook/templates/{id}": static("/api/toolkit/lookbook/templates/ecommerce-pdp", nil),
+	},
+	minRole: map[string]auth.Role{
+		"POST /api/toolkit/lookbook/looks":                   auth.Member,
+		"POST /api/toolkit/lookbook/looks/{id}/develop-lock": auth.Member,
+		"POST /api/toolkit/lookbook/looks/{id}/lock":         auth.Member,
+		"POST /api/toolkit/lookbook/looks/{id}/unlock":       auth.Member,
+		"POST /api/toolkit/lookbook/looks/{id}/variations":   auth.Member,
+		"POST /api/toolkit/factory/run":                      auth.Member,
+		"POST /api/toolkit/presets":                          auth.Member,
+	},
+	global:       []string{"GET /api/toolkit/lookbook/templates/{id}"},
+	optionalBody: []string{"POST /api/toolkit/lookbook/looks/{id}/develop-lock"},
+}
 
 // modelJPEG is a standing figure on a plain ground.
 func modelJPEG(t testing.TB) []byte { return productJPEG(t, 300, 480) }

@@ -43,7 +43,7 @@ const mcpSummary = "MCP server: JSON-RPC 2.0, one message per POST (initialize a
 // tools use, and returns the handler of POST /api/mcp.
 func (s *Server) mcpEndpoint() appHandler {
 	srv := mcp.New(mcp.Options{
-		Jobs: s.jobs, Ledger: s.ledger, Assets: s.assets,
+		Jobs: s.svc.Jobs, Ledger: s.svc.Ledger, Assets: s.svc.Assets,
 		BaseURL: s.cfg.PublicOrigin, Wake: s.wakeWorkers, Log: logFor,
 	})
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -75,5 +75,15 @@ func (s *Server) mcpEndpoint() appHandler {
 			}
 		}
 		return encode(w, http.StatusOK, srv.Handle(r.Context(), p, m))
+	}
+}
+
+// mcpRoutes are the routes of MCP (SPEC §4.2).
+func (s *Server) mcpRoutes() []Route {
+	return []Route{
+		// MCP (SPEC §4.2): initialize and ping are public; the handler asks every other method for a key or session (mcp.go).
+		{Method: "POST", Path: "/api/mcp", Class: Public, Tag: "mcp", Summary: mcpSummary,
+			Out:    []Out{{Status: 200, Body: mcp.Response{}}, {Status: 202}},
+			Errors: []*errs.Error{ErrBadProtocolVersion, errs.Unauthorized, ErrBadOrigin, errs.BodyTooLarge}, Handler: s.mcpEndpoint()},
 	}
 }

@@ -20,6 +20,14 @@ import (
 	"studio/internal/httpapi"
 )
 
+// mcpWalk is the mcp area's part of the route walk (walk_test.go).
+var mcpWalk = walkArea{
+	samples: map[string]sampleFunc{
+		// MCP: initialize is public, so every credential is admitted; mcp_test.go walks the key-only methods.
+		"POST /api/mcp": static("/api/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18"}}),
+	},
+}
+
 // mcpPost sends one raw body to POST /api/mcp with the credential and
 // extra headers (name, value pairs), as an MCP client would.
 func mcpPost(t *testing.T, a *apptest.App, c apptest.Cred, body string, header ...string) apptest.Resp {

@@ -159,14 +159,14 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) 
 		if !ok {
 			return auth.Principal{}, account.Session{}, errs.Unauthorized
 		}
-		p, err := s.keys.Resolve(r.Context(), strings.TrimSpace(secret))
+		p, err := s.svc.Keys.Resolve(r.Context(), strings.TrimSpace(secret))
 		return p, account.Session{}, err
 	}
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
 		return auth.Principal{}, account.Session{}, errs.Unauthorized
 	}
-	p, sess, renewed, err := s.accounts.Resolve(r.Context(), c.Value)
+	p, sess, renewed, err := s.svc.Accounts.Resolve(r.Context(), c.Value)
 	if err != nil {
 		return auth.Principal{}, account.Session{}, err
 	}

@@ -47,7 +47,7 @@ func (s *Server) listNotifications(w http.ResponseWriter, r *http.Request) error
 		}
 		nq.Limit = n
 	}
-	page, err := s.notes.List(r.Context(), auth.From(r.Context()), nq)
+	page, err := s.svc.Notes.List(r.Context(), auth.From(r.Context()), nq)
 	if err != nil {
 		return err
 	}
@@ -59,9 +59,20 @@ func (s *Server) readNotifications(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	m, err := s.notes.Read(r.Context(), auth.From(r.Context()), in)
+	m, err := s.svc.Notes.Read(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, m)
+}
+
+// notificationsRoutes are the routes of Notifications (SPEC §4.14, §6, DECISIONS §1b and §8).
+func (s *Server) notificationsRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/notifications", Class: KeyOrSession, Tag: "notifications", Summary: "The caller's notifications, newest first, or a backfill since an eventSeq",
+			Query: NotificationsQuery{}, Out: []Out{{Status: 200, Body: notify.Page{}}},
+			Errors: []*errs.Error{errBadNotifySince, notify.ErrBadCursor, errBadNotifyLimit}, Handler: s.listNotifications},
+		{Method: "POST", Path: "/api/notifications/read", Class: KeyOrSession, Tag: "notifications", Summary: "Mark notifications read; idempotent, nothing deleted",
+			In: notify.ReadRequest{}, Out: []Out{{Status: 200, Body: notify.Marked{}}}, Handler: s.readNotifications},
+	}
 }

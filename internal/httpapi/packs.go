@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"studio/internal/auth"
+	"studio/internal/errs"
 	"studio/internal/pack"
 )
 
@@ -17,7 +18,7 @@ func (s *Server) createPack(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.packs.Create(r.Context(), auth.From(r.Context()), in)
+	c, err := s.svc.Packs.Create(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -29,7 +30,7 @@ func (s *Server) createPack(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getPack(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.packs.Get(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	v, err := s.svc.Packs.Get(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func (s *Server) getPack(w http.ResponseWriter, r *http.Request) error {
 // has started aborts the response, so a client never keeps a truncated
 // archive that looks whole.
 func (s *Server) packFile(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.packs.Download(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	d, err := s.svc.Packs.Download(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -64,4 +65,18 @@ func (s *Server) packFile(w http.ResponseWriter, r *http.Request) error {
 		panic(http.ErrAbortHandler)
 	}
 	return nil
+}
+
+// packsRoutes are the routes of Packs (SPEC §3, §4.4, §4.19, §8).
+func (s *Server) packsRoutes() []Route {
+	return []Route{
+		{Method: "POST", Path: "/api/toolkit/assets/pack", Class: KeyOrSession, Tag: "packs", Summary: packsSummary,
+			In: pack.Request{}, Out: []Out{{Status: 200, Body: pack.Created{}}, {Status: 202, Body: pack.Created{}}},
+			Errors: []*errs.Error{errs.NotFound, pack.ErrTooLarge}, Handler: s.createPack},
+		{Method: "GET", Path: "/api/toolkit/packs/{id}", Class: KeyOrSession, Tag: "packs", Summary: "Where a pack got to; 404 after 7 days",
+			Out: []Out{{Status: 200, Body: pack.View{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.getPack},
+		{Method: "GET", Path: "/api/toolkit/packs/{id}/file", Class: KeyOrSession, Tag: "packs", Summary: "The pack's zip archive; 409 NOT_READY until it is built, 404 after 7 days",
+			Out:    []Out{{Status: 200, ContentType: "application/zip"}, {Status: 206, ContentType: "application/zip"}, {Status: 304}},
+			Errors: []*errs.Error{pack.ErrNotReady, errs.NotFound}, Handler: s.packFile},
+	}
 }

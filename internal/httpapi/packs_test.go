@@ -22,6 +22,21 @@ import (
 	"studio/internal/pack"
 )
 
+// packsWalk is the packs area's part of the route walk (walk_test.go).
+var packsWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"POST /api/toolkit/assets/pack": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/assets/pack", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
+		},
+		"GET /api/toolkit/packs/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/packs/" + packID(t, a, u), nil}
+		},
+		"GET /api/toolkit/packs/{id}/file": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/packs/" + packID(t, a, u) + "/file", nil}
+		},
+	},
+}
+
 // wirePack is the answer of the pack routes as tests read it.
 type wirePack struct {
 	PackID    string  `json:"packId"`

@@ -2,12 +2,35 @@ package httpapi_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
 )
+
+// postsWalk is the posts area's part of the route walk (walk_test.go).
+var postsWalk = walkArea{
+	samples: map[string]sampleFunc{
+		"GET /posts":  static("/posts", nil),
+		"POST /posts": static("/posts", map[string]string{"title": "Hello", "body": "World"}),
+		"GET /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/posts/" + postID(t, a, u), nil}
+		},
+		"PATCH /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/posts/" + postID(t, a, u), map[string]string{"title": "Changed"}}
+		},
+		"DELETE /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/posts/" + postID(t, a, u), nil}
+		},
+	},
+	minRole: map[string]auth.Role{
+		"POST /posts":        auth.Member,
+		"PATCH /posts/{id}":  auth.Member,
+		"DELETE /posts/{id}": auth.Member,
+	},
+}
 
 func TestPosts(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
@@ -90,4 +113,15 @@ func TestPosts(t *testing.T) {
 			t.Errorf("deleted post: %d %s", res.Status, res.Body)
 		}
 	})
+}
+
+func postID(t *testing.T, a *apptest.App, u *apptest.User) string {
+	t.Helper()
+	res := a.Do(t, "POST", "/posts", u.Session(), map[string]string{"title": "Fixture", "body": "text"})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create post: %d %s", res.Status, res.Body)
+	}
+	var p struct{ ID string }
+	res.JSON(t, &p)
+	return p.ID
 }

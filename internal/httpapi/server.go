@@ -48,25 +48,14 @@ type Services struct {
 
 // Server is the HTTP API.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	accounts *account.Service
-	keys     *apikey.Service
-	posts    *post.Service
-	assets   *asset.Service
-	events   *events.Broker
-	ledger   *ledger.Service
-	jobs     *job.Service
-	looks    *look.Service
-	packs    *pack.Service
-	notes    *notify.Service
-	wake     func()
-	sockets  socketTimings
-	ping     func(context.Context) error
-	started  time.Time
-	routes   []Route
-	mux      *http.ServeMux
-	handler  http.Handler
+	cfg     Config
+	svc     Services
+	log     *slog.Logger
+	sockets socketTimings
+	started time.Time
+	routes  []Route
+	mux     *http.ServeMux
+	handler http.Handler
 
 	docOnce sync.Once
 	doc     []byte
@@ -75,18 +64,7 @@ type Server struct {
 
 // NewServer builds the server and registers every route of the table.
 func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
-	s := &Server{
-		cfg: cfg, log: log, accounts: svc.Accounts, keys: svc.Keys, posts: svc.Posts, ping: svc.Ping,
-		assets:  svc.Assets,
-		events:  svc.Events,
-		ledger:  svc.Ledger,
-		jobs:    svc.Jobs,
-		looks:   svc.Looks,
-		packs:   svc.Packs,
-		notes:   svc.Notes,
-		wake:    svc.Wake,
-		started: time.Now(), mux: http.NewServeMux(),
-	}
+	s := &Server{cfg: cfg, svc: svc, log: log, started: time.Now(), mux: http.NewServeMux()}
 	s.routes = s.table()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, rt.Handler))
@@ -153,7 +131,7 @@ func (s *Server) Match(r *http.Request) string {
 
 // wakeWorkers tells this process's workers that a job was queued.
 func (s *Server) wakeWorkers() {
-	if s.wake != nil {
-		s.wake()
+	if s.svc.Wake != nil {
+		s.svc.Wake()
 	}
 }

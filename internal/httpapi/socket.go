@@ -68,11 +68,11 @@ func (s *Server) jobSocket(w http.ResponseWriter, r *http.Request) error {
 	if p.Cred == auth.CredSession && !s.sameOrigin(r) {
 		return ErrBadOrigin
 	}
-	if s.events == nil {
+	if s.svc.Events == nil {
 		return errs.Wrap(errs.Internal, errors.New("job socket: no events broker"))
 	}
 	check := s.socketCheck(r, p)
-	sub := s.events.Subscribe(p.HouseID)
+	sub := s.svc.Events.Subscribe(p.HouseID)
 	defer sub.Close()
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		OriginPatterns:     s.originHosts(),
@@ -153,7 +153,7 @@ func (s *Server) socketCheck(r *http.Request, p auth.Principal) func(context.Con
 		secret, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		secret = strings.TrimSpace(secret)
 		return func(ctx context.Context) error {
-			return verdict(s.keys.Resolve(ctx, secret))
+			return verdict(s.svc.Keys.Resolve(ctx, secret))
 		}
 	}
 	var token string
@@ -167,7 +167,15 @@ func (s *Server) socketCheck(r *http.Request, p auth.Principal) func(context.Con
 		if !time.Now().Before(renewAt) {
 			return events.ErrReauth
 		}
-		q, _, _, err := s.accounts.Resolve(ctx, token)
+		q, _, _, err := s.svc.Accounts.Resolve(ctx, token)
 		return verdict(q, err)
+	}
+}
+
+// socketRoutes are the routes of Job events (SPEC §6).
+func (s *Server) socketRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/toolkit/jobs/ws", Class: KeyOrSession, Tag: "jobs", Summary: socketSummary,
+			Out: []Out{{Status: 101}}, Errors: []*errs.Error{ErrUpgradeRequired, ErrBadOrigin}, Handler: s.jobSocket},
 	}
 }

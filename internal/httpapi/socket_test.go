@@ -21,6 +21,14 @@ import (
 	"studio/internal/events"
 )
 
+// socketWalk is the socket area's part of the route walk (walk_test.go).
+var socketWalk = walkArea{
+	samples: map[string]sampleFunc{
+		// A plain GET answers 426 UPGRADE_REQUIRED: the matrix counts that as admitted.
+		"GET /api/toolkit/jobs/ws": static("/api/toolkit/jobs/ws", nil),
+	},
+}
+
 const wait = 5 * time.Second
 
 func jobMsg(id string, seq int64) []byte {

@@ -5,14 +5,13 @@ package httpapi_test
 // role matrix), every id-bearing route answers one identical 404 for a
 // foreign, a deleted and a never-existing id (the cross-house sweep), and
 // every JSON route refuses malformed and oversized bodies the same way.
-// A new route joins by adding a line to samples (and to minRole when a
-// viewer may not call it).
+// A new route joins by adding a sample to its area's walkArea (and a
+// minRole when a viewer may not call it); areas lists every area.
 
 import (
 	"bytes"
 	"context"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -35,231 +34,75 @@ func static(path string, body any) sampleFunc {
 	return func(*testing.T, *apptest.App, *apptest.User) request { return request{path, body} }
 }
 
-// samples holds a valid request for every route of the table.
-var samples = map[string]sampleFunc{
-	"GET /health":       static("/health", nil),
-	"GET /openapi.json": static("/openapi.json", nil),
-	"GET /docs":         static("/docs", nil),
-	// MCP: initialize is public, so every credential is admitted; mcp_test.go walks the key-only methods.
-	"POST /api/mcp": static("/api/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18"}}),
-	"POST /api/auth/sign-up/email": func(t *testing.T, a *apptest.App, _ *apptest.User) request {
-		return request{"/api/auth/sign-up/email", map[string]string{"name": "New", "email": "new-" + uuid.NewString() + "@studio.test", "password": "correct horse battery"}}
-	},
-	"POST /api/auth/sign-in/email": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/auth/sign-in/email", map[string]string{"email": u.Email, "password": u.Password}}
-	},
-	"POST /api/auth/sign-out":         static("/api/auth/sign-out", nil),
-	"GET /api/auth/get-session":       static("/api/auth/get-session", nil),
-	"GET /api/auth/organization/list": static("/api/auth/organization/list", nil),
-	"POST /api/auth/organization/set-active": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/auth/organization/set-active", map[string]string{"organizationId": u.HouseID}}
-	},
-	"GET /api/auth/verify-email": func(t *testing.T, a *apptest.App, _ *apptest.User) request {
-		fresh := a.SignUp(t, "verify")
-		return request{"/api/auth/verify-email?token=" + verificationToken(t, a, fresh.Email), nil}
-	},
-	"GET /api/keys":  static("/api/keys", nil),
-	"POST /api/keys": static("/api/keys", map[string]string{"name": "ci", "role": "viewer"}),
-	"DELETE /api/keys/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/keys/" + keyID(t, a, u), nil}
-	},
-	// A plain GET answers 426 UPGRADE_REQUIRED: the matrix counts that as admitted.
-	"GET /api/toolkit/jobs/ws": static("/api/toolkit/jobs/ws", nil),
-
-	"GET /posts":  static("/posts", nil),
-	"POST /posts": static("/posts", map[string]string{"title": "Hello", "body": "World"}),
-	"GET /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/posts/" + postID(t, a, u), nil}
-	},
-	"PATCH /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/posts/" + postID(t, a, u), map[string]string{"title": "Changed"}}
-	},
-	"DELETE /posts/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/posts/" + postID(t, a, u), nil}
-	},
-	"GET /api/toolkit/assets": static("/api/toolkit/assets", nil),
-	"POST /api/toolkit/assets/upload": func(t *testing.T, _ *apptest.App, _ *apptest.User) request {
-		return request{"/api/toolkit/assets/upload", uploadForm(t, "look.jpg", jpegOf(t, 16, 12), "kind", "clothes")}
-	},
-	"PATCH /api/toolkit/assets/batch": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/batch", map[string]any{"assetIds": []string{assetID(t, a, u)}, "approved": true}}
-	},
-	"POST /api/toolkit/assets/batch/delete": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/batch/delete", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
-	},
-	"POST /api/toolkit/assets/batch/quote": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/batch/quote", map[string]any{"assetIds": []string{assetID(t, a, u)}, "operation": "packshot"}}
-	},
-	"POST /api/toolkit/assets/group": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/group", map[string]any{"assetIds": []string{assetID(t, a, u), assetID(t, a, u)}}}
-	},
-	"GET /api/toolkit/assets/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/" + assetID(t, a, u), nil}
-	},
-	"GET /api/toolkit/assets/{id}/file": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/" + assetID(t, a, u) + "/file", nil}
-	},
-	"PATCH /api/toolkit/assets/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/" + assetID(t, a, u), map[string]any{"name": "Renamed", "sku": "SKU-1"}}
-	},
-	"POST /api/toolkit/assets/pack": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/assets/pack", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
-	},
-	"GET /api/toolkit/packs/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/packs/" + packID(t, a, u), nil}
-	},
-	"GET /api/toolkit/packs/{id}/file": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/packs/" + packID(t, a, u) + "/file", nil}
-	},
-	"GET /api/notifications":       static("/api/notifications?limit=50", nil),
-	"POST /api/notifications/read": static("/api/notifications/read", map[string]any{"all": true}),
-	"GET /api/toolkit/folders":     static("/api/toolkit/folders", nil),
-	"POST /api/toolkit/folders":    static("/api/toolkit/folders", map[string]string{"name": "Spring"}),
-	"PATCH /api/toolkit/folders/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/folders/" + folderID(t, a, u), map[string]string{"name": "Summer"}}
-	},
-
-	// Billing: every seat reads the balance and the catalog; the grant is a platform admin's.
-	"GET /api/toolkit/ai/billing/balance": static("/api/toolkit/ai/billing/balance", nil),
-	"GET /api/toolkit/ai/billing/catalog": static("/api/toolkit/ai/billing/catalog", nil),
-	"POST /api/toolkit/jobs/submit": func(t *testing.T, _ *apptest.App, _ *apptest.User) request {
-		return request{"/api/toolkit/jobs/submit", submitForm(t, "upscale", "image", pngOf(t, 64, 48))}
-	},
-	"GET /api/toolkit/jobs": static("/api/toolkit/jobs?since=0", nil),
-	"POST /api/toolkit/jobs/{id}/cancel": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/jobs/" + submitJob(t, a, u.Session(), "upscale") + "/cancel", nil}
-	},
-	"POST /api/toolkit/jobs/{id}/duplicate": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/jobs/" + submitJob(t, a, u.Session(), "upscale") + "/duplicate", map[string]string{}}
-	},
-	"GET /api/toolkit/develops": static("/api/toolkit/develops?state=all&limit=20", nil),
-	"POST /api/toolkit/develops/{id}/cancel": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/develops/run." + submitJob(t, a, u.Session(), "upscale") + "/cancel", nil}
-	},
-	// Lookbook (looks_test.go holds the fixtures).
-	"GET /api/toolkit/lookbook/looks": static("/api/toolkit/lookbook/looks", nil),
-	"POST /api/toolkit/lookbook/looks": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks", lookBody(t, a, u.Session())}
-	},
-	"GET /api/toolkit/lookbook/looks/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()), nil}
-	},
-	"POST /api/toolkit/lookbook/looks/{id}/develop-lock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/develop-lock", map[string]any{}}
-	},
-	"POST /api/toolkit/lookbook/looks/{id}/lock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/lock", map[string]any{"assetId": assetID(t, a, u)}}
-	},
-	"POST /api/toolkit/lookbook/looks/{id}/unlock": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/unlock", nil}
-	},
-	"POST /api/toolkit/lookbook/looks/{id}/variations": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/lookbook/looks/" + lookID(t, a, u.Session()) + "/variations", map[string]any{"keys": []string{"front"}}}
-	},
-	"POST /api/toolkit/factory/plan": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/factory/plan", map[string]any{"assetIds": []string{assetID(t, a, u)}}}
-	},
-	"POST /api/toolkit/factory/run": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		b := lookBody(t, a, u.Session())
-		return request{"/api/toolkit/factory/run", map[string]any{"modelAssetId": b["modelAssetId"],
-			"looks": []any{map[string]any{"name": "Batch look", "itemAssetIds": b["itemAssetIds"], "variationKeys": []string{"front"}}}}}
-	},
-	"GET /api/toolkit/presets": static("/api/toolkit/presets", nil),
-	"POST /api/toolkit/presets": static("/api/toolkit/presets", map[string]any{"aesthetic": "minimal",
-		"background": map[string]string{"kind": "preset", "value": "concrete"}, "variationKeys": []string{"front", "posture:contrapposto"}}),
-	"GET /api/toolkit/postures":                static("/api/toolkit/postures", nil),
-	"PUT /api/toolkit/postures/prefs":          static("/api/toolkit/postures/prefs", map[string]any{"favorites": []string{"contrapposto"}}),
-	"GET /api/toolkit/backgrounds":             static("/api/toolkit/backgrounds", nil),
-	"GET /api/toolkit/lookbook/templates":      static("/api/toolkit/lookbook/templates", nil),
-	"GET /api/toolkit/lookbook/templates/{id}": static("/api/toolkit/lookbook/templates/ecommerce-pdp", nil),
-	"POST /api/toolkit/admin/grant-tokens": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-		return request{"/api/toolkit/admin/grant-tokens", map[string]any{"userId": u.ID, "tokens": 5}}
-	},
+// walkArea is one area's part of the walk, declared in the area's _test
+// file: a valid sample request for each of its routes, the weakest role a
+// route admits where that is above viewer, and the few exceptions the
+// generic walks must know about, by route pattern.
+type walkArea struct {
+	samples          map[string]sampleFunc
+	minRole          map[string]auth.Role
+	repeatable       []string // DELETE routes whose repeat is a success (SPEC: revoking a key twice), so the sweep's deleted case skips them
+	foreignForbidden []string // routes the spec lets answer 403, not 404, for another house's id (DECISIONS §1: the legacy bytes route)
+	global           []string // id routes whose ids name built-in entries every house shares; the sweep skips its house B tries
+	optionalBody     []string // JSON routes whose body may be left out entirely
 }
 
-// minRole is the weakest role a route admits, where it is above viewer.
-var minRole = map[string]auth.Role{
-	"POST /api/toolkit/jobs/submit":          auth.Member,
-	"POST /api/toolkit/jobs/{id}/cancel":     auth.Member,
-	"POST /api/toolkit/jobs/{id}/duplicate":  auth.Member,
-	"POST /api/toolkit/develops/{id}/cancel": auth.Member,
-	"POST /api/keys":                         auth.Member,
-	"DELETE /api/keys/{id}":                  auth.Member,
-	"POST /posts":                            auth.Member,
-	"PATCH /posts/{id}":                      auth.Member,
-	"DELETE /posts/{id}":                     auth.Member,
-
-	// Lookbook: a viewer reads (and may ask the factory for a plan).
-	"POST /api/toolkit/lookbook/looks":                   auth.Member,
-	"POST /api/toolkit/lookbook/looks/{id}/develop-lock": auth.Member,
-	"POST /api/toolkit/lookbook/looks/{id}/lock":         auth.Member,
-	"POST /api/toolkit/lookbook/looks/{id}/unlock":       auth.Member,
-	"POST /api/toolkit/lookbook/looks/{id}/variations":   auth.Member,
-	"POST /api/toolkit/factory/run":                      auth.Member,
-	"POST /api/toolkit/presets":                          auth.Member,
-	"PUT /api/toolkit/postures/prefs":                    auth.Member,
-
-	// Assets and collections: a viewer reads only.
-	"POST /api/toolkit/assets/upload":       auth.Member,
-	"PATCH /api/toolkit/assets/batch":       auth.Member,
-	"POST /api/toolkit/assets/batch/delete": auth.Member,
-	"POST /api/toolkit/assets/group":        auth.Member,
-	"PATCH /api/toolkit/assets/{id}":        auth.Member,
-	"POST /api/toolkit/folders":             auth.Member,
-	"PATCH /api/toolkit/folders/{id}":       auth.Member,
+// areas lists every area's walk declarations, in the order of routes.go.
+var areas = []walkArea{
+	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
+	notificationsWalk, foldersWalk, billingWalk, jobsWalk, looksWalk, posturesWalk,
 }
 
-// repeatable lists the DELETE routes whose repeat is a success (SPEC:
-// revoking a key twice is idempotent), so the sweep's deleted case skips them.
-var repeatable = map[string]bool{"DELETE /api/keys/{id}": true}
+// The merged walk, by route pattern.
+var (
+	samples          = map[string]sampleFunc{}
+	minRole          = map[string]auth.Role{}
+	repeatable       = map[string]bool{}
+	foreignForbidden = map[string]bool{}
+	global           = map[string]bool{}
+	optionalBody     = map[string]bool{}
+	walkNames        = map[string]int{} // how many areas declared a sample for each pattern
+	walkMentions     []string           // every pattern the exceptions name
+)
 
-// foreignForbidden lists the routes the spec lets answer 403, not 404, for
-// another house's id (DECISIONS §1: the legacy bytes route); the sweep
-// expects that 403 from house B and the one 404 otherwise.
-var foreignForbidden = map[string]bool{"GET /api/toolkit/assets/{id}": true}
-
-// global lists the id routes whose ids name built-in entries every house
-// shares (shot templates); the sweep skips its house B tries on them.
-var global = map[string]bool{"GET /api/toolkit/lookbook/templates/{id}": true}
-
-var tokenInMail = regexp.MustCompile(`token=([A-Za-z0-9_-]+)`)
-
-func verificationToken(t *testing.T, a *apptest.App, email string) string {
-	t.Helper()
-	mails, err := a.DB.Emails(context.Background(), email)
-	if err != nil || len(mails) == 0 {
-		t.Fatalf("no mail to %s: %v", email, err)
+func init() {
+	for _, ar := range areas {
+		for p, f := range ar.samples {
+			samples[p] = f
+			walkNames[p]++
+		}
+		for p, r := range ar.minRole {
+			minRole[p] = r
+			walkMentions = append(walkMentions, p)
+		}
+		for set, ps := range map[*map[string]bool][]string{&repeatable: ar.repeatable, &foreignForbidden: ar.foreignForbidden,
+			&global: ar.global, &optionalBody: ar.optionalBody} {
+			for _, p := range ps {
+				(*set)[p] = true
+				walkMentions = append(walkMentions, p)
+			}
+		}
 	}
-	m := tokenInMail.FindStringSubmatch(mails[0].Text)
-	if m == nil {
-		t.Fatalf("no token in %q", mails[0].Text)
-	}
-	return m[1]
 }
 
-func keyID(t *testing.T, a *apptest.App, u *apptest.User) string {
-	t.Helper()
-	res := a.Do(t, "POST", "/api/keys", u.Session(), map[string]string{"name": "fixture"})
-	var k struct{ ID string }
-	res.JSON(t, &k)
-	return k.ID
-}
-
-func postID(t *testing.T, a *apptest.App, u *apptest.User) string {
-	t.Helper()
-	res := a.Do(t, "POST", "/posts", u.Session(), map[string]string{"title": "Fixture", "body": "text"})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("create post: %d %s", res.Status, res.Body)
-	}
-	var p struct{ ID string }
-	res.JSON(t, &p)
-	return p.ID
-}
-
+// TestEveryRouteHasASample: every route has exactly one sample, and every
+// pattern the walk names is a route.
 func TestEveryRouteHasASample(t *testing.T) {
+	known := map[string]bool{}
 	for _, rt := range routes() {
-		if samples[rt.Pattern()] == nil {
-			t.Errorf("route %s has no sample request in walk_test.go", rt.Pattern())
+		known[rt.Pattern()] = true
+		if n := walkNames[rt.Pattern()]; n != 1 {
+			t.Errorf("route %s has %d sample requests; want one, in its area's walkArea", rt.Pattern(), n)
+		}
+	}
+	for p := range walkNames {
+		if !known[p] {
+			t.Errorf("the walk has a sample for %s, which is not a route", p)
+		}
+	}
+	for _, p := range walkMentions {
+		if !known[p] {
+			t.Errorf("the walk names %s, which is not a route", p)
 		}
 	}
 }
@@ -450,9 +293,6 @@ func pathID(pattern, path string) string {
 	}
 	return path[strings.LastIndexByte(path, '/')+1:]
 }
-
-// optionalBody lists the routes whose JSON body may be left out entirely.
-var optionalBody = map[string]bool{"POST /api/toolkit/jobs/{id}/duplicate": true, "POST /api/toolkit/lookbook/looks/{id}/develop-lock": true}
 
 // TestBodiesRefused: every JSON route refuses malformed JSON (BAD_JSON), a
 // body of the wrong shape (BAD_BODY) and a body over 1 MiB (BODY_TOO_LARGE).
