@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"studio/internal/httpapi/openapi"
 )
 
 func TestDocsAssets(t *testing.T) {
@@ -171,7 +173,7 @@ func TestDocsRenderInChromium(t *testing.T) {
 	}
 	dom := string(out)
 	for _, want := range []string{
-		docTitle,                             // info.title
+		openapi.Title,                        // info.title
 		"Change a thing", "Upload a picture", // operation summaries
 		`data-path="/things/{id}"`, // an operation's path
 		"opblock-tag-section",      // the tag groups

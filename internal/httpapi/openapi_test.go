@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -376,39 +375,6 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 		}
 		walk("#", doc)
 	})
-}
-
-// TestOpenAPIFieldsMatchEncodingJSON checks jsonFields against what
-// encoding/json writes for values whose every field is set.
-func TestOpenAPIFieldsMatchEncodingJSON(t *testing.T) {
-	note := "n"
-	for _, v := range []any{
-		docThing{Note: "n", Secret: "s", internal: 1},
-		docThingList{Next: &note},
-		docMinted{},
-		docEmbeds{docOpt: &docOpt{}},
-	} {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		var want, got []string
-		for k := range m {
-			want = append(want, k)
-		}
-		for k := range jsonFields(reflect.TypeOf(v)) {
-			got = append(got, k)
-		}
-		slices.Sort(want)
-		slices.Sort(got)
-		if !slices.Equal(got, want) {
-			t.Errorf("%T: jsonFields %v; encoding/json writes %v", v, got, want)
-		}
-	}
 }
 
 func TestOpenAPIRefusesBadTables(t *testing.T) {
