@@ -108,3 +108,14 @@ var (
 	BodyTooLarge     = New(KindTooLarge, "BODY_TOO_LARGE", "The request body is larger than 1 MiB.")
 	RateLimited      = New(KindRateLimited, "RATE_LIMITED", "Too many requests; try again later.")
 )
+
+// Codes several domains answer, declared here once; a domain derives its
+// own message with Msg where it says more.
+var (
+	BadLimit      = New(KindInvalid, "BAD_LIMIT", "limit is not a whole number in the documented range.")
+	BadSince      = New(KindInvalid, "BAD_SINCE", "since must be a whole number of at least 0.")
+	BadQuality    = New(KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
+	NoImage       = New(KindInvalid, "NO_IMAGE", "The request has no image.")
+	EmptyImage    = New(KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
+	AssetNotFound = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
+)

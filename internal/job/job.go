@@ -91,20 +91,25 @@ var Reserved = []string{"tool", "idempotencyKey", "brandId", "quality"}
 
 // Codes raised by jobs.
 var (
-	ErrUnknownTool     = errs.New(errs.KindInvalid, "UNKNOWN_TOOL", "That tool does not exist.")
-	ErrNoImage         = errs.New(errs.KindInvalid, "NO_IMAGE", "The tool needs an image.")
-	ErrEmptyImage      = errs.New(errs.KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
-	ErrOutputRefused   = errs.New(errs.KindInvalid, "BAD_FORM", "The field output is not accepted on submit.")
-	ErrBadQuality      = errs.New(errs.KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
+	// UNKNOWN_TOOL has two meanings, by the spec (SPEC §4.5): a submit naming
+	// a tool that does not exist is 400 (ErrUnknownTool); a rerun (duplicate,
+	// redraw, takes) of a frame whose tool is no longer offered is 422
+	// (ErrUnknownToolRun). errs' TestEachCodeDeclaredOnce allows exactly this pair.
+	ErrUnknownTool    = errs.New(errs.KindInvalid, "UNKNOWN_TOOL", "That tool does not exist.")
+	ErrUnknownToolRun = errs.New(errs.KindUnprocessable, "UNKNOWN_TOOL", "The frame's tool is no longer offered.")
+
+	ErrNoImage         = errs.Msg(errs.NoImage, "The tool needs an image.")
+	ErrEmptyImage      = errs.EmptyImage
+	ErrOutputRefused   = errs.Msg(errs.BadForm, "The field output is not accepted on submit.")
+	ErrBadQuality      = errs.BadQuality
 	ErrKeyReused       = errs.New(errs.KindConflict, "IDEMPOTENCY_KEY_REUSED", "This idempotency key was used for a different request.")
 	ErrFalNotConfigure = errs.New(errs.KindUnavailable, "FAL_NOT_CONFIGURED", "This tool needs the fal engine, which is not configured.")
 	ErrSubmitFailed    = errs.New(errs.KindInternal, "SUBMIT_FAILED", "The develop could not be queued; nothing was charged.")
-	ErrBadSince        = errs.New(errs.KindInvalid, "BAD_SINCE", "since must be a whole number of at least 0.")
+	ErrBadSince        = errs.BadSince
 	ErrBadState        = errs.New(errs.KindInvalid, "BAD_STATE", "state must be active or all.")
-	ErrBadLimit        = errs.New(errs.KindInvalid, "BAD_LIMIT", "limit must be a whole number from 1 to 100.")
-	ErrAssetNotFound   = errs.New(errs.KindNotFound, "ASSET_NOT_FOUND", "An input asset is not one of this house's.")
+	ErrBadLimit        = errs.Msg(errs.BadLimit, "limit must be a whole number from 1 to 100.")
+	ErrAssetNotFound   = errs.Msg(errs.AssetNotFound, "An input asset is not one of this house's.")
 	ErrNoInputs        = errs.New(errs.KindUnprocessable, "NO_INPUTS", "The frame's inputs are gone, so it cannot be developed again.")
-	ErrUnknownToolRun  = errs.New(errs.KindUnprocessable, "UNKNOWN_TOOL", "The frame's tool is no longer offered.")
 )
 
 // Roles are the input roles each submit tool takes (DECISIONS §5): the

@@ -92,12 +92,12 @@ var (
 	ErrBadItem         = errs.New(errs.KindInvalid, "BAD_ITEM", "Each piece needs an asset id and one of the legal roles, once, with at most one hero.")
 	ErrBadBackground   = errs.New(errs.KindInvalid, "BAD_BACKGROUND", "The background must be {kind: preset, value} with a legal preset, or {kind: asset, assetId}.")
 	ErrBadAesthetic    = errs.New(errs.KindInvalid, "BAD_AESTHETIC", "The aesthetic must be one of the legal values.")
-	ErrBadQuality      = errs.New(errs.KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
+	ErrBadQuality      = errs.BadQuality
 	ErrKeysRequired    = errs.New(errs.KindInvalid, "KEYS_REQUIRED", "Name at least one variation key.")
 	ErrTooManyFrames   = errs.New(errs.KindInvalid, "TOO_MANY_FRAMES", "At most 12 variation keys a request.")
 	ErrUnknownVariant  = errs.New(errs.KindInvalid, "UNKNOWN_VARIATION", "A variation key is not one of the legal keys or a known posture.")
 	ErrAssetRequired   = errs.New(errs.KindInvalid, "ASSET_REQUIRED", "Name the frame to lock on (assetId).")
-	ErrAssetNotFound   = errs.New(errs.KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
+	ErrAssetNotFound   = errs.AssetNotFound
 	ErrDevelopInFlight = errs.New(errs.KindConflict, "DEVELOP_IN_FLIGHT", "A develop of this look is still queued or running.")
 	ErrLookLocked      = errs.New(errs.KindConflict, "LOOK_LOCKED", "The look is locked; unlock it to develop it again.")
 	ErrLockRequired    = errs.New(errs.KindConflict, "LOCK_REQUIRED", "Lock the look on a frame before asking for variations.")
