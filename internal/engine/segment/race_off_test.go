@@ -1,0 +1,5 @@
+//go:build !race
+
+package segment_test
+
+const raceEnabled = false
