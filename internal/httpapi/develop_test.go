@@ -9,11 +9,13 @@ import (
 	"image/color"
 	"image/jpeg"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"studio/internal/apptest"
+	"studio/internal/engine/segment/segtest"
 	"studio/internal/ledger"
 )
 
@@ -142,6 +144,56 @@ func TestDevelopFailureReleases(t *testing.T) {
 			t.Errorf("balance %+v; want nothing charged", b)
 		}
 	})
+}
+
+// TestDevelopRefusedFrameChargesNothing: a packshot of a busy café-like
+// scene, which the local engine cannot separate cleanly, is not delivered:
+// the job fails with a plain reason, its hold is voided and no frame lands.
+func TestDevelopRefusedFrameChargesNothing(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		owner := a.SignUp(t, "cafe")
+		k := a.Key(t, owner, "member")
+		res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "packshot", "image", cafeJPEG(t, 480, 360), "quality", "1k"))
+		if res.Status != http.StatusAccepted {
+			t.Fatalf("submit: %d %s", res.Status, res.Body)
+		}
+		if b := houseBalance(t, a, owner.HouseID); b.Held == 0 {
+			t.Fatalf("balance %+v; want the packshot held while queued", b)
+		}
+		before := assetCount(t, a, k)
+		develop(t, a)
+		var jobs JobsResult
+		a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+		if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "failed" || jobs.Jobs[0].Error == nil {
+			t.Fatalf("jobs = %+v; want one failed", jobs.Jobs)
+		}
+		if msg := *jobs.Jobs[0].Error; !strings.Contains(msg, "separated") {
+			t.Errorf("error %q; want the plain reason that no subject could be separated", msg)
+		}
+		if jobs.Jobs[0].ResultAssetID != "" {
+			t.Errorf("a refused frame has a result %q", jobs.Jobs[0].ResultAssetID)
+		}
+		if b := houseBalance(t, a, owner.HouseID); b.Balance != 60 || b.Held != 0 {
+			t.Errorf("balance %+v; want nothing charged and nothing held", b)
+		}
+		if n := assetCount(t, a, k); n != before {
+			t.Errorf("assets %d after the refusal, %d before; want no frame stored", n, before)
+		}
+	})
+}
+
+// cafeJPEG is a busy scene with no one subject: tables, cups and shelves of
+// every colour, like a photograph taken in a café.
+func cafeJPEG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	ground := segtest.Clutter(w, h)
+	img := segtest.Composite(ground, ground, make([]float32, w*h), w, h, 0, 7)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestSocketReplay: a client that disconnects while develops are submitted
