@@ -148,21 +148,28 @@ func sharpen(q float32) float32 {
 // around it, diffused inwards (push-pull over a pyramid). Sample it with
 // GroundAt to decontaminate edge colours.
 func (c *Cut) Ground() *Ground {
-	w, h := c.work.w, c.work.h
+	return &Ground{w: c.work.w, h: c.work.h, pix: fillGround(c.work, c.fg)}
+}
+
+// fillGround is work where fg is ground (a pixel within two of the subject
+// left out: its colour may be mixed), and inside the subject the ground
+// around it, diffused inwards by push-pull.
+func fillGround(work *raster, fg []bool) [][3]float32 {
+	w, h := work.w, work.h
 	val := make([][4]float64, w*h) // premultiplied colour and weight
-	for i, px := range c.work.pix {
-		if !c.fg[i] && !nearSubject(c.fg, w, h, i) {
+	for i, px := range work.pix {
+		if !fg[i] && !nearSubject(fg, w, h, i) {
 			val[i] = [4]float64{float64(px[0]), float64(px[1]), float64(px[2]), 1}
 		}
 	}
 	filled := pushPull(val, w, h)
-	g := &Ground{w: w, h: h, pix: make([][3]float32, w*h)}
+	out := make([][3]float32, w*h)
 	for i, v := range filled {
 		if v[3] > 0 {
-			g.pix[i] = [3]float32{float32(v[0] / v[3]), float32(v[1] / v[3]), float32(v[2] / v[3])}
+			out[i] = [3]float32{float32(v[0] / v[3]), float32(v[1] / v[3]), float32(v[2] / v[3])}
 		}
 	}
-	return g
+	return out
 }
 
 // nearSubject reports whether pixel i is within two pixels of the subject:

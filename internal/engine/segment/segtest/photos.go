@@ -130,6 +130,10 @@ func Photos(dirs []string) []Photo {
 		Figure, func(w, h int) Texture {
 			return figureFill(color.NRGBA{R: 40, G: 120, B: 80, A: 255}, color.NRGBA{R: 28, G: 28, B: 32, A: 255}, 0.2, 0.5, w, h)
 		}, pw, ph, 0.25)
+	add("figure-in-studio", "person", "full-length figure (skin, blue top, grey trousers) on a studio sweep", Plain(pw, ph),
+		Figure, func(w, h int) Texture {
+			return figureFill(color.NRGBA{R: 30, G: 60, B: 140, A: 255}, color.NRGBA{R: 70, G: 70, B: 76, A: 255}, 0.2, 0.5, w, h)
+		}, pw, ph, 0.15)
 	add("figure-in-garage", "person", "figure cut at the thighs before garage shelves (cluttered)", garage,
 		HalfFigure, func(w, h int) Texture {
 			return figureFill(color.NRGBA{R: 230, G: 200, B: 60, A: 255}, color.NRGBA{R: 50, G: 60, B: 90, A: 255}, 0.32, 0.8, w, h)
