@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/blob"
+	"studio/internal/blob/s3"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/events"
@@ -80,7 +82,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	default:
 		sender = &mail.Mailer{T: mail.Console{Logger: log}, Log: db, Now: now}
 	}
-	blobs, err := blob.Open(ctx, cfg.BlobURL, cfg.DataDir)
+	blobs, err := openBlobs(ctx, cfg.BlobURL, cfg.DataDir)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -197,6 +199,23 @@ func (a *App) RunWorkers(ctx context.Context) error {
 	err := a.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr)
+}
+
+// openBlobs returns the blob store blobURL names: the disk store in
+// <dataDir>/blobs when blobURL is empty, the S3 store for an s3:// URL (see
+// s3.ParseURL), an error for anything else. The caller closes the store.
+func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error) {
+	if blobURL == "" {
+		if dataDir == "" {
+			return nil, errors.New("blob: no BLOB_URL and no data dir")
+		}
+		return blob.NewDisk(filepath.Join(dataDir, "blobs"))
+	}
+	cfg, err := s3.ParseURL(blobURL)
+	if err != nil {
+		return nil, err
+	}
+	return s3.New(ctx, cfg)
 }
 
 // engines builds the develop engine: the local engine (with its lookbook

@@ -1,10 +1,8 @@
-// Package blob keeps the bytes of assets and packs: in a folder on disk by
-// default, in an S3-compatible bucket when BLOB_URL says so. Keys are
-// derived from ids by the callers (e.g. "assets/<house>/<asset id>"), never
-// from user input.
-//
-// Open picks the store from the configuration; NewDisk and NewS3 build one
-// directly. Both stores pass the same conformance suite (store_test.go).
+// Package blob keeps the bytes of assets and packs behind one interface,
+// Store: in a folder on disk (Disk, here) by default, in an S3-compatible
+// bucket (package blob/s3) when BLOB_URL says so. Keys are derived from ids
+// by the callers (e.g. "assets/<house>/<asset id>"), never from user input.
+// Both stores pass the same conformance suite (package blob/blobtest).
 package blob
 
 import (
@@ -12,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,23 +53,6 @@ type Store interface {
 	Close() error
 }
 
-// Open returns the store that blobURL names: the disk store in
-// <dataDir>/blobs when blobURL is empty, the S3 store for an s3:// URL (see
-// ParseURL), an error for anything else. The caller closes the store.
-func Open(ctx context.Context, blobURL, dataDir string) (Store, error) {
-	if blobURL == "" {
-		if dataDir == "" {
-			return nil, errors.New("blob: no BLOB_URL and no data dir")
-		}
-		return NewDisk(filepath.Join(dataDir, "blobs"))
-	}
-	cfg, err := ParseURL(blobURL)
-	if err != nil {
-		return nil, err
-	}
-	return NewS3(ctx, cfg)
-}
-
 // Key limits, shared by both stores so that a key valid on one is valid on
 // the other: S3 allows 1024 bytes, and a segment leaves room on disk (255
 // bytes a name) for the temporary file's prefix and suffix.
@@ -114,6 +94,14 @@ func CheckKey(key string) error {
 	return nil
 }
 
+// CopyCtx copies r to w in chunks of 256 KiB (a 5 MB image takes a few
+// dozen reads) until EOF, an error or the end of ctx: a cancelled Put stops
+// at the next chunk even when the source would go on.
+func CopyCtx(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
+	// Hide w's ReadFrom and r's WriteTo: both would bypass ctxReader.
+	return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, make([]byte, copyBufSize))
+}
+
 // ctxReader stops reading once ctx ends, so that a cancelled Put stops at
 // the next chunk even when the source would go on.
 type ctxReader struct {
@@ -128,13 +116,4 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// copyBufSize is the chunk size of Put's copy loops: large enough that a
-// 5 MB image takes a few dozen reads.
 const copyBufSize = 256 << 10
-
-// copyCtx copies r to w in copyBufSize chunks until EOF, an error or the end
-// of ctx.
-func copyCtx(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
-	// Hide w's ReadFrom and r's WriteTo: both would bypass ctxReader.
-	return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, make([]byte, copyBufSize))
-}

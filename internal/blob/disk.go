@@ -75,7 +75,7 @@ func (d *Disk) Put(ctx context.Context, key string, r io.Reader) (n int64, err e
 		}
 	}()
 
-	n, err = copyCtx(ctx, f, r)
+	n, err = CopyCtx(ctx, f, r)
 	if err != nil {
 		return 0, fmt.Errorf("blob: put %s: %w", key, err)
 	}

@@ -1,4 +1,4 @@
-package blob
+package blob_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"studio/internal/blob"
+	"studio/internal/blob/blobtest"
 )
 
 // TestDiskStaysInside checks that symlinks cannot take a key out of the
@@ -19,7 +22,7 @@ func TestDiskStaysInside(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDisk(filepath.Join(base, "blobs"))
+	d, err := blob.NewDisk(filepath.Join(base, "blobs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestDiskStaysInside(t *testing.T) {
 	if err := d.Delete(ctx, "link/secret"); err == nil {
 		t.Error("Delete through a symlink out of the store succeeded")
 	}
-	if got := filesUnder(t, outside); len(got) != 1 || got[0] != "secret" {
+	if got := blobtest.FilesUnder(t, outside); len(got) != 1 || got[0] != "secret" {
 		t.Errorf("outside holds %q; want only secret", got)
 	}
 }
@@ -51,7 +54,7 @@ func TestDiskStaysInside(t *testing.T) {
 func TestDiskPathConflicts(t *testing.T) {
 	s := newDiskTestStore(t)
 	ctx := t.Context()
-	mustPut(t, s, "a/b", []byte("b"))
+	blobtest.MustPut(t, s, "a/b", []byte("b"))
 	if _, err := s.Put(ctx, "a", bytes.NewReader([]byte("a"))); err == nil {
 		t.Error(`Put("a") over the folder of "a/b" succeeded`)
 	}
@@ -61,23 +64,25 @@ func TestDiskPathConflicts(t *testing.T) {
 	if err := s.Delete(ctx, "a"); err != nil {
 		t.Errorf(`Delete("a"), a folder: %v; want nil`, err)
 	}
-	if got := readAll(t, s, "a/b"); string(got) != "b" {
+	if got := blobtest.ReadAll(t, s, "a/b"); string(got) != "b" {
 		t.Errorf("a/b reads %q", got)
 	}
-	wantNoLeftovers(t, s, "a/b")
+	if got := s.Leftovers(t); len(got) != 1 || got[0] != "a/b" {
+		t.Errorf("store holds %q; want only a/b", got)
+	}
 }
 
 // TestDiskOpenedObjectOutlivesOverwrite checks that an open Object keeps
 // reading the bytes it opened, whatever Put and Delete do meanwhile.
 func TestDiskOpenedObjectOutlivesOverwrite(t *testing.T) {
 	s := newDiskTestStore(t)
-	mustPut(t, s, "k", []byte("first"))
+	blobtest.MustPut(t, s, "k", []byte("first"))
 	o, err := s.Open(t.Context(), "k")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	mustPut(t, s, "k", []byte("second"))
+	blobtest.MustPut(t, s, "k", []byte("second"))
 	if err := s.Delete(t.Context(), "k"); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +90,7 @@ func TestDiskOpenedObjectOutlivesOverwrite(t *testing.T) {
 	if _, err := buf.ReadFrom(o); err != nil || buf.String() != "first" {
 		t.Errorf("read %q, %v; want %q", buf, err, "first")
 	}
-	if _, err := s.Stat(t.Context(), "k"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Stat(t.Context(), "k"); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Stat after Delete: %v", err)
 	}
 }

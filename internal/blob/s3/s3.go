@@ -1,4 +1,8 @@
-package blob
+// Package s3 keeps blobs in one bucket of AWS S3 or of an S3-compatible
+// server (versitygw, MinIO, Ceph, R2...) through the AWS SDK: the blob.Store
+// that BLOB_URL=s3://... selects. ParseURL reads BLOB_URL; New opens the
+// bucket.
+package s3
 
 import (
 	"context"
@@ -12,11 +16,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+
+	"studio/internal/blob"
 )
 
-// S3 keeps blobs as objects in one bucket of AWS S3 or of an S3-compatible
+// Store keeps blobs as objects in one bucket of AWS S3 or of an S3-compatible
 // server (versitygw, MinIO, Ceph, R2...), each key an object key.
 //
 // Put spools the body to a temporary file first (in S3Config.SpoolDir) and
@@ -30,35 +36,35 @@ import (
 // Open sends a HeadObject and no GetObject yet: the Object issues a ranged
 // GetObject ("Range: bytes=OFF-") at its first Read after each Seek, so
 // http.ServeContent serves a range without fetching the whole object.
-type S3 struct {
-	client   *s3.Client
+type Store struct {
+	client   *awss3.Client
 	bucket   string
 	spoolDir string
 	// transport is the client's, kept to close its idle connections.
 	transport *http.Transport
 }
 
-// NewS3 returns the S3 store for c and checks that the bucket answers.
+// New returns the S3 store for c and checks that the bucket answers.
 // Credentials come from the standard AWS chain: AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), then the shared AWS files
 // and the roles of ECS, EKS or EC2. Request checksums are computed and
 // response checksums validated only when an operation requires them, which
 // S3-compatible servers need.
-func NewS3(ctx context.Context, c S3Config) (*S3, error) {
-	client, tr, err := newS3Client(ctx, c)
+func New(ctx context.Context, c Config) (*Store, error) {
+	client, tr, err := newClient(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &c.Bucket}); err != nil {
+	if _, err := client.HeadBucket(ctx, &awss3.HeadBucketInput{Bucket: &c.Bucket}); err != nil {
 		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("blob: bucket %s: %w", c.Bucket, err)
 	}
-	return &S3{client: client, bucket: c.Bucket, spoolDir: c.SpoolDir, transport: tr}, nil
+	return &Store{client: client, bucket: c.Bucket, spoolDir: c.SpoolDir, transport: tr}, nil
 }
 
-// newS3Client builds the S3 client of c (see NewS3) and returns its
+// newClient builds the S3 client of c (see New) and returns its
 // transport.
-func newS3Client(ctx context.Context, c S3Config) (*s3.Client, *http.Transport, error) {
+func newClient(ctx context.Context, c Config) (*awss3.Client, *http.Transport, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
@@ -86,7 +92,7 @@ func newS3Client(ctx context.Context, c S3Config) (*s3.Client, *http.Transport, 
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+	client := awss3.NewFromConfig(cfg, func(o *awss3.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
 			o.UsePathStyle = true
@@ -96,14 +102,14 @@ func newS3Client(ctx context.Context, c S3Config) (*s3.Client, *http.Transport, 
 }
 
 // Close closes the idle connections to the server.
-func (s *S3) Close() error {
+func (s *Store) Close() error {
 	s.transport.CloseIdleConnections()
 	return nil
 }
 
 // Put stores r's bytes under key; see S3 for how.
-func (s *S3) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
-	if err := CheckKey(key); err != nil {
+func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+	if err := blob.CheckKey(key); err != nil {
 		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -117,14 +123,14 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 		f.Close()
 		os.Remove(f.Name()) // best effort; the error that matters is Put's
 	}()
-	n, err := copyCtx(ctx, f, r)
+	n, err := blob.CopyCtx(ctx, f, r)
 	if err != nil {
 		return 0, fmt.Errorf("blob: put %s: %w", key, err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("blob: put %s: spool: %w", key, err)
 	}
-	_, err = s.client.PutObject(ctx, &s3.PutObjectInput{
+	_, err = s.client.PutObject(ctx, &awss3.PutObjectInput{
 		Bucket:        &s.bucket,
 		Key:           &key,
 		Body:          f,
@@ -136,17 +142,17 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	return n, nil
 }
 
-// Open sends a HeadObject for key and returns an Object that fetches the
+// Open sends a HeadObject for key and returns a blob.Object that fetches the
 // bytes lazily. The Object's requests use ctx, so it must outlive them (an
 // HTTP request's context does). Each GetObject carries the ETag seen by
 // Open in If-Match: if the key is overwritten while the Object is being
 // read, Read fails rather than mix two versions (on servers that keep
 // ETags: versitygw --nometa does not).
-func (s *S3) Open(ctx context.Context, key string) (Object, error) {
-	if err := CheckKey(key); err != nil {
+func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
+	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
-	head, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
+	head, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
 		return nil, s3Err("open", key, err)
 	}
@@ -155,28 +161,28 @@ func (s *S3) Open(ctx context.Context, key string) (Object, error) {
 		s:    s,
 		key:  key,
 		etag: aws.ToString(head.ETag),
-		info: Info{Size: aws.ToInt64(head.ContentLength), ModTime: aws.ToTime(head.LastModified)},
+		info: blob.Info{Size: aws.ToInt64(head.ContentLength), ModTime: aws.ToTime(head.LastModified)},
 	}, nil
 }
 
 // Stat sends a HeadObject for key.
-func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
-	if err := CheckKey(key); err != nil {
-		return Info{}, err
+func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return blob.Info{}, err
 	}
-	head, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
+	head, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
-		return Info{}, s3Err("stat", key, err)
+		return blob.Info{}, s3Err("stat", key, err)
 	}
-	return Info{Size: aws.ToInt64(head.ContentLength), ModTime: aws.ToTime(head.LastModified)}, nil
+	return blob.Info{Size: aws.ToInt64(head.ContentLength), ModTime: aws.ToTime(head.LastModified)}, nil
 }
 
 // Delete sends a DeleteObject for key.
-func (s *S3) Delete(ctx context.Context, key string) error {
-	if err := CheckKey(key); err != nil {
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := blob.CheckKey(key); err != nil {
 		return err
 	}
-	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
+	_, err := s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil && !isNotFound(err) { // S3 answers 204 anyway; some servers say NoSuchKey
 		return fmt.Errorf("blob: delete %s: %w", key, err)
 	}
@@ -197,10 +203,10 @@ func isNotFound(err error) bool {
 	return false
 }
 
-// s3Err wraps an S3 error, turning a missing key into ErrNotFound.
+// s3Err wraps an S3 error, turning a missing key into blob.ErrNotFound.
 func s3Err(op, key string, err error) error {
 	if isNotFound(err) {
-		return fmt.Errorf("blob: %s %s: %w", op, key, ErrNotFound)
+		return fmt.Errorf("blob: %s %s: %w", op, key, blob.ErrNotFound)
 	}
 	return fmt.Errorf("blob: %s %s: %w", op, key, err)
 }
@@ -209,16 +215,16 @@ func s3Err(op, key string, err error) error {
 // open response positioned at off, or nil until the next Read.
 type s3Object struct {
 	ctx    context.Context
-	s      *S3
+	s      *Store
 	key    string
 	etag   string
-	info   Info
+	info   blob.Info
 	off    int64
 	body   io.ReadCloser
 	closed bool
 }
 
-func (o *s3Object) Info() Info { return o.info }
+func (o *s3Object) Info() blob.Info { return o.info }
 
 func (o *s3Object) Read(p []byte) (int, error) {
 	if o.closed {
@@ -231,7 +237,7 @@ func (o *s3Object) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	if o.body == nil {
-		in := &s3.GetObjectInput{
+		in := &awss3.GetObjectInput{
 			Bucket: &o.s.bucket,
 			Key:    &o.key,
 			Range:  aws.String("bytes=" + strconv.FormatInt(o.off, 10) + "-"),

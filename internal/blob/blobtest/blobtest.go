@@ -1,4 +1,7 @@
-package blob
+// Package blobtest is the conformance suite every blob.Store passes: the
+// disk store's tests and the S3 store's run the same checks (perkeep's
+// kvtest pattern), so a key valid on one store behaves the same on the other.
+package blobtest
 
 import (
 	"bytes"
@@ -13,18 +16,31 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"studio/internal/blob"
 )
 
-// TestConformance runs the same behaviour checks against every store: the
-// disk store always, the S3 store when TEST_S3_URL is set. Each check gets
-// a fresh, empty store.
-func TestConformance(t *testing.T) {
+// Store is one fresh, empty store under test and a way to see all it
+// keeps, temporary files included.
+type Store struct {
+	blob.Store
+	// Leftovers lists what the store holds: keys (each with KeyPrefix), and
+	// the temporary files of failed writes, which must not exist.
+	Leftovers func(t testing.TB) []string
+	// KeyPrefix is how Leftovers names a key: "" on disk, "s3:" on S3.
+	KeyPrefix string
+}
+
+// Conformance runs the behaviour checks against the stores newStore makes;
+// each check gets a fresh, empty store.
+func Conformance(t *testing.T, newStore func(t testing.TB) *Store) {
 	checks := []struct {
 		name string
-		run  func(t *testing.T, s *testStore)
+		run  func(t *testing.T, s *Store)
 	}{
 		{"put and read back", testPutRead},
 		{"overwrite", testOverwrite},
@@ -39,30 +55,48 @@ func TestConformance(t *testing.T) {
 		{"bad keys", testBadKeys},
 		{"serve ranges", testServeContent},
 	}
-	for _, e := range engines() {
-		t.Run(e.name, func(t *testing.T) {
-			if e.skip != "" {
-				t.Skip(e.skip)
-			}
-			for _, c := range checks {
-				t.Run(c.name, func(t *testing.T) {
-					t.Parallel()
-					c.run(t, e.new(t))
-				})
-			}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, newStore(t))
 		})
 	}
 }
 
-// randomBytes returns n random bytes.
-func randomBytes(n int) []byte {
+// BadKeys are refused by blob.CheckKey and so by every store method.
+var BadKeys = []string{
+	"",
+	"/abs",
+	"/",
+	"a/",
+	"a//b",
+	"..",
+	".",
+	"../up",
+	"a/../b",
+	"a/./b",
+	"a/..",
+	".hidden",
+	"a/.tmp-x",
+	`a\b`,
+	`..\up`,
+	"nul\x00byte",
+	"new\nline",
+	"del\x7f",
+	"bad\xffutf8",
+	strings.Repeat("s", 201),
+	strings.Repeat("abcdefghi/", 103), // 1030 bytes
+}
+
+// RandomBytes returns n random bytes.
+func RandomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
 	return b
 }
 
-// mustPut stores data under key and checks the size Put returns.
-func mustPut(t *testing.T, s Store, key string, data []byte) {
+// MustPut stores data under key and checks the size Put returns.
+func MustPut(t testing.TB, s blob.Store, key string, data []byte) {
 	t.Helper()
 	n, err := s.Put(t.Context(), key, bytes.NewReader(data))
 	if err != nil {
@@ -73,8 +107,8 @@ func mustPut(t *testing.T, s Store, key string, data []byte) {
 	}
 }
 
-// readAll opens key and reads it to the end.
-func readAll(t *testing.T, s Store, key string) []byte {
+// ReadAll opens key and reads it to the end.
+func ReadAll(t testing.TB, s blob.Store, key string) []byte {
 	t.Helper()
 	o, err := s.Open(t.Context(), key)
 	if err != nil {
@@ -91,29 +125,29 @@ func readAll(t *testing.T, s Store, key string) []byte {
 	return b
 }
 
-func wantNoLeftovers(t *testing.T, s *testStore, want ...string) {
+func wantNoLeftovers(t *testing.T, s *Store, want ...string) {
 	t.Helper()
-	got := s.leftovers(t)
+	got := s.Leftovers(t)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("store holds %q; want %q", got, want)
 	}
 }
 
-func testPutRead(t *testing.T, s *testStore) {
+func testPutRead(t *testing.T, s *Store) {
 	for _, size := range []int{0, 1, 1000, 300_000} {
 		key := fmt.Sprintf("assets/house-1/%d.bin", size)
-		data := randomBytes(size)
-		mustPut(t, s, key, data)
-		if got := readAll(t, s, key); !bytes.Equal(got, data) {
+		data := RandomBytes(size)
+		MustPut(t, s, key, data)
+		if got := ReadAll(t, s, key); !bytes.Equal(got, data) {
 			t.Errorf("%s: read back %d bytes that differ from the %d put", key, len(got), len(data))
 		}
 	}
 }
 
-func testOverwrite(t *testing.T, s *testStore) {
-	mustPut(t, s, "k", randomBytes(10_000))
-	mustPut(t, s, "k", []byte("new"))
-	if got := readAll(t, s, "k"); string(got) != "new" {
+func testOverwrite(t *testing.T, s *Store) {
+	MustPut(t, s, "k", RandomBytes(10_000))
+	MustPut(t, s, "k", []byte("new"))
+	if got := ReadAll(t, s, "k"); string(got) != "new" {
 		t.Errorf("after overwrite read %q; want %q", got, "new")
 	}
 	info, err := s.Stat(t.Context(), "k")
@@ -123,22 +157,18 @@ func testOverwrite(t *testing.T, s *testStore) {
 	wantNoLeftovers(t, s, prefixed(s, "k")...)
 }
 
-// prefixed returns what leftovers lists for keys: the key itself on disk,
-// "s3:"+key on S3.
-func prefixed(s *testStore, keys ...string) []string {
-	if _, ok := s.Store.(*S3); !ok {
-		return keys
-	}
+// prefixed returns what Leftovers lists for keys.
+func prefixed(s *Store, keys ...string) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = "s3:" + k
+		out[i] = s.KeyPrefix + k
 	}
 	return out
 }
 
-func testStat(t *testing.T, s *testStore) {
+func testStat(t *testing.T, s *Store) {
 	before := time.Now()
-	mustPut(t, s, "a/b/c", randomBytes(1234))
+	MustPut(t, s, "a/b/c", RandomBytes(1234))
 	after := time.Now()
 	info, err := s.Stat(t.Context(), "a/b/c")
 	if err != nil {
@@ -158,26 +188,26 @@ func testStat(t *testing.T, s *testStore) {
 	}
 }
 
-func testDelete(t *testing.T, s *testStore) {
-	mustPut(t, s, "x/1", []byte("one"))
-	mustPut(t, s, "x/2", []byte("two"))
+func testDelete(t *testing.T, s *Store) {
+	MustPut(t, s, "x/1", []byte("one"))
+	MustPut(t, s, "x/2", []byte("two"))
 	if err := s.Delete(t.Context(), "x/1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(t.Context(), "x/1"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Open after Delete: %v; want ErrNotFound", err)
+	if _, err := s.Open(t.Context(), "x/1"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("Open after Delete: %v; want blob.ErrNotFound", err)
 	}
-	if _, err := s.Stat(t.Context(), "x/1"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Stat after Delete: %v; want ErrNotFound", err)
+	if _, err := s.Stat(t.Context(), "x/1"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("Stat after Delete: %v; want blob.ErrNotFound", err)
 	}
-	if got := readAll(t, s, "x/2"); string(got) != "two" {
+	if got := ReadAll(t, s, "x/2"); string(got) != "two" {
 		t.Errorf("the other key reads %q", got)
 	}
 	wantNoLeftovers(t, s, prefixed(s, "x/2")...)
 }
 
-func testDeleteMissing(t *testing.T, s *testStore) {
-	mustPut(t, s, "dir/file", []byte("x"))
+func testDeleteMissing(t *testing.T, s *Store) {
+	MustPut(t, s, "dir/file", []byte("x"))
 	for _, key := range []string{"never/was", "dir", "dir/file/below", "dir/file", "dir/file"} {
 		if err := s.Delete(t.Context(), key); err != nil {
 			t.Errorf("Delete(%q): %v; want nil", key, err)
@@ -186,23 +216,23 @@ func testDeleteMissing(t *testing.T, s *testStore) {
 	wantNoLeftovers(t, s)
 }
 
-func testOpenMissing(t *testing.T, s *testStore) {
-	mustPut(t, s, "dir/file", []byte("x"))
+func testOpenMissing(t *testing.T, s *Store) {
+	MustPut(t, s, "dir/file", []byte("x"))
 	// "dir" is a folder on disk, "dir/file/below" has a file for a parent.
 	for _, key := range []string{"missing", "no/such/dir/key", "dir", "dir/file/below", "dir/fil"} {
-		if _, err := s.Open(t.Context(), key); !errors.Is(err, ErrNotFound) {
-			t.Errorf("Open(%q): %v; want ErrNotFound", key, err)
+		if _, err := s.Open(t.Context(), key); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Open(%q): %v; want blob.ErrNotFound", key, err)
 		}
-		if _, err := s.Stat(t.Context(), key); !errors.Is(err, ErrNotFound) {
-			t.Errorf("Stat(%q): %v; want ErrNotFound", key, err)
+		if _, err := s.Stat(t.Context(), key); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Stat(%q): %v; want blob.ErrNotFound", key, err)
 		}
 	}
 }
 
-func testSeekRead(t *testing.T, s *testStore) {
+func testSeekRead(t *testing.T, s *Store) {
 	const size = 100_000
-	data := randomBytes(size)
-	mustPut(t, s, "seek", data)
+	data := RandomBytes(size)
+	MustPut(t, s, "seek", data)
 	o, err := s.Open(t.Context(), "seek")
 	if err != nil {
 		t.Fatal(err)
@@ -264,9 +294,9 @@ func testSeekRead(t *testing.T, s *testStore) {
 	}
 }
 
-func testLarge(t *testing.T, s *testStore) {
-	data := randomBytes(5 << 20)
-	mustPut(t, s, "large/5mb", data)
+func testLarge(t *testing.T, s *Store) {
+	data := RandomBytes(5 << 20)
+	MustPut(t, s, "large/5mb", data)
 	o, err := s.Open(t.Context(), "large/5mb")
 	if err != nil {
 		t.Fatal(err)
@@ -282,11 +312,11 @@ func testLarge(t *testing.T, s *testStore) {
 	}
 }
 
-func testConcurrentPuts(t *testing.T, s *testStore) {
+func testConcurrentPuts(t *testing.T, s *Store) {
 	const writers = 8
 	datas := make([][]byte, writers)
 	for i := range datas {
-		datas[i] = randomBytes(200_000 + i)
+		datas[i] = RandomBytes(200_000 + i)
 	}
 	// Different keys, and all writers on one more key at once.
 	var wg sync.WaitGroup
@@ -309,11 +339,11 @@ func testConcurrentPuts(t *testing.T, s *testStore) {
 		t.Error(err)
 	}
 	for i, d := range datas {
-		if got := readAll(t, s, fmt.Sprintf("c/%d", i)); !bytes.Equal(got, d) {
+		if got := ReadAll(t, s, fmt.Sprintf("c/%d", i)); !bytes.Equal(got, d) {
 			t.Errorf("c/%d: read %d bytes that differ from the %d put", i, len(got), len(d))
 		}
 	}
-	shared := readAll(t, s, "c/shared")
+	shared := ReadAll(t, s, "c/shared")
 	whole := false
 	for _, d := range datas {
 		whole = whole || bytes.Equal(shared, d)
@@ -321,8 +351,8 @@ func testConcurrentPuts(t *testing.T, s *testStore) {
 	if !whole {
 		t.Errorf("c/shared holds %d bytes that are none of the writers' whole bytes", len(shared))
 	}
-	if got := len(s.leftovers(t)); got != writers+1 {
-		t.Errorf("store holds %d files; want %d: %q", got, writers+1, s.leftovers(t))
+	if got := len(s.Leftovers(t)); got != writers+1 {
+		t.Errorf("store holds %d files; want %d: %q", got, writers+1, s.Leftovers(t))
 	}
 }
 
@@ -359,8 +389,8 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func testFailedPut(t *testing.T, s *testStore) {
-	mustPut(t, s, "old", []byte("old bytes"))
+func testFailedPut(t *testing.T, s *Store) {
+	MustPut(t, s, "old", []byte("old bytes"))
 	tests := []struct {
 		name    string
 		key     string
@@ -386,40 +416,40 @@ func testFailedPut(t *testing.T, s *testStore) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Errorf("Put = %d, %v; want %v", n, err, tt.wantErr)
 			}
-			if got := readAll(t, s, "old"); string(got) != "old bytes" {
+			if got := ReadAll(t, s, "old"); string(got) != "old bytes" {
 				t.Errorf("old reads %q after a failed put", got)
 			}
-			if _, err := s.Stat(t.Context(), tt.key); tt.key != "old" && !errors.Is(err, ErrNotFound) {
-				t.Errorf("Stat(%q) after a failed put: %v; want ErrNotFound", tt.key, err)
+			if _, err := s.Stat(t.Context(), tt.key); tt.key != "old" && !errors.Is(err, blob.ErrNotFound) {
+				t.Errorf("Stat(%q) after a failed put: %v; want blob.ErrNotFound", tt.key, err)
 			}
 			wantNoLeftovers(t, s, prefixed(s, "old")...)
 		})
 	}
 }
 
-func testBadKeys(t *testing.T, s *testStore) {
-	for _, key := range badKeys {
+func testBadKeys(t *testing.T, s *Store) {
+	for _, key := range BadKeys {
 		ctx := t.Context()
-		if _, err := s.Put(ctx, key, bytes.NewReader([]byte("x"))); !errors.Is(err, ErrBadKey) {
-			t.Errorf("Put(%q): %v; want ErrBadKey", key, err)
+		if _, err := s.Put(ctx, key, bytes.NewReader([]byte("x"))); !errors.Is(err, blob.ErrBadKey) {
+			t.Errorf("Put(%q): %v; want blob.ErrBadKey", key, err)
 		}
-		if _, err := s.Open(ctx, key); !errors.Is(err, ErrBadKey) {
-			t.Errorf("Open(%q): %v; want ErrBadKey", key, err)
+		if _, err := s.Open(ctx, key); !errors.Is(err, blob.ErrBadKey) {
+			t.Errorf("Open(%q): %v; want blob.ErrBadKey", key, err)
 		}
-		if _, err := s.Stat(ctx, key); !errors.Is(err, ErrBadKey) {
-			t.Errorf("Stat(%q): %v; want ErrBadKey", key, err)
+		if _, err := s.Stat(ctx, key); !errors.Is(err, blob.ErrBadKey) {
+			t.Errorf("Stat(%q): %v; want blob.ErrBadKey", key, err)
 		}
-		if err := s.Delete(ctx, key); !errors.Is(err, ErrBadKey) {
-			t.Errorf("Delete(%q): %v; want ErrBadKey", key, err)
+		if err := s.Delete(ctx, key); !errors.Is(err, blob.ErrBadKey) {
+			t.Errorf("Delete(%q): %v; want blob.ErrBadKey", key, err)
 		}
 	}
 	wantNoLeftovers(t, s)
 }
 
-func testServeContent(t *testing.T, s *testStore) {
+func testServeContent(t *testing.T, s *Store) {
 	const size = 10_000
-	data := randomBytes(size)
-	mustPut(t, s, "serve/image.jpg", data)
+	data := RandomBytes(size)
+	MustPut(t, s, "serve/image.jpg", data)
 	tests := []struct {
 		rangeHeader  string
 		wantStatus   int

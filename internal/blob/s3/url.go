@@ -1,4 +1,4 @@
-package blob
+package s3
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// S3Config says where the S3 store keeps its bytes. ParseURL reads it from
-// BLOB_URL; credentials are not part of it (see NewS3).
-type S3Config struct {
+// Config says where the S3 store keeps its bytes. ParseURL reads it from
+// BLOB_URL; credentials are not part of it (see New).
+type Config struct {
 	// Bucket is the bucket name; it must exist.
 	Bucket string
 	// Endpoint is the base URL of an S3-compatible server, e.g.
@@ -26,7 +26,7 @@ type S3Config struct {
 }
 
 // String returns the canonical BLOB_URL of c (SpoolDir is not part of it).
-func (c S3Config) String() string {
+func (c Config) String() string {
 	q := url.Values{}
 	if c.Endpoint != "" {
 		q.Set("endpoint", c.Endpoint)
@@ -48,9 +48,9 @@ func (c S3Config) String() string {
 // and no fragment is accepted: credentials come from the standard AWS
 // environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never from the
 // URL, so that BLOB_URL can be logged.
-func ParseURL(blobURL string) (S3Config, error) {
-	bad := func(format string, args ...any) (S3Config, error) {
-		return S3Config{}, fmt.Errorf("blob: BLOB_URL %q: "+format, append([]any{blobURL}, args...)...)
+func ParseURL(blobURL string) (Config, error) {
+	bad := func(format string, args ...any) (Config, error) {
+		return Config{}, fmt.Errorf("blob: BLOB_URL %q: "+format, append([]any{blobURL}, args...)...)
 	}
 	u, err := url.Parse(blobURL)
 	if err != nil {
@@ -75,7 +75,7 @@ func ParseURL(blobURL string) (S3Config, error) {
 	if err != nil {
 		return bad("%v", err)
 	}
-	c := S3Config{Bucket: u.Host}
+	c := Config{Bucket: u.Host}
 	for name, vals := range q {
 		if len(vals) != 1 {
 			return bad("%s given %d times", name, len(vals))

@@ -1,4 +1,4 @@
-package blob
+package s3
 
 import (
 	"strings"
@@ -7,20 +7,20 @@ import (
 
 var goodURLs = []struct {
 	url  string
-	want S3Config
+	want Config
 }{
 	{"s3://studio-test?endpoint=http://127.0.0.1:7070&region=us-east-1",
-		S3Config{Bucket: "studio-test", Endpoint: "http://127.0.0.1:7070", Region: "us-east-1"}},
-	{"s3://studio-assets", S3Config{Bucket: "studio-assets"}},
-	{"s3://studio-assets/", S3Config{Bucket: "studio-assets"}},
-	{"s3://my.bucket.01?region=eu-west-3", S3Config{Bucket: "my.bucket.01", Region: "eu-west-3"}},
-	{"s3://abc?endpoint=https://s3.example.com/", S3Config{Bucket: "abc", Endpoint: "https://s3.example.com"}},
+		Config{Bucket: "studio-test", Endpoint: "http://127.0.0.1:7070", Region: "us-east-1"}},
+	{"s3://studio-assets", Config{Bucket: "studio-assets"}},
+	{"s3://studio-assets/", Config{Bucket: "studio-assets"}},
+	{"s3://my.bucket.01?region=eu-west-3", Config{Bucket: "my.bucket.01", Region: "eu-west-3"}},
+	{"s3://abc?endpoint=https://s3.example.com/", Config{Bucket: "abc", Endpoint: "https://s3.example.com"}},
 	{"s3://abc?endpoint=https%3A%2F%2Fminio.internal%3A9000&region=auto",
-		S3Config{Bucket: "abc", Endpoint: "https://minio.internal:9000", Region: "auto"}},
-	{"s3://abc?endpoint=http://[::1]:7070", S3Config{Bucket: "abc", Endpoint: "http://[::1]:7070"}},
+		Config{Bucket: "abc", Endpoint: "https://minio.internal:9000", Region: "auto"}},
+	{"s3://abc?endpoint=http://[::1]:7070", Config{Bucket: "abc", Endpoint: "http://[::1]:7070"}},
 	{"S3://abc?region=us-east-1&endpoint=http://localhost:7070",
-		S3Config{Bucket: "abc", Endpoint: "http://localhost:7070", Region: "us-east-1"}},
-	{"s3://" + strings.Repeat("b", 63), S3Config{Bucket: strings.Repeat("b", 63)}},
+		Config{Bucket: "abc", Endpoint: "http://localhost:7070", Region: "us-east-1"}},
+	{"s3://" + strings.Repeat("b", 63), Config{Bucket: strings.Repeat("b", 63)}},
 }
 
 var badURLs = []struct {
@@ -81,7 +81,7 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
-func TestS3ConfigString(t *testing.T) {
+func TestConfigString(t *testing.T) {
 	for _, tt := range goodURLs {
 		s := tt.want.String()
 		got, err := ParseURL(s)
@@ -89,7 +89,7 @@ func TestS3ConfigString(t *testing.T) {
 			t.Errorf("ParseURL(%q) = %+v, %v; want %+v", s, got, err, tt.want)
 		}
 	}
-	c := S3Config{Bucket: "studio-test", Endpoint: "http://127.0.0.1:7070", Region: "us-east-1"}
+	c := Config{Bucket: "studio-test", Endpoint: "http://127.0.0.1:7070", Region: "us-east-1"}
 	if got, want := c.String(), "s3://studio-test?endpoint=http%3A%2F%2F127.0.0.1%3A7070&region=us-east-1"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
 	}
@@ -108,7 +108,7 @@ func FuzzParseURL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		c, err := ParseURL(raw)
 		if err != nil {
-			if c != (S3Config{}) {
+			if c != (Config{}) {
 				t.Fatalf("ParseURL(%q) failed but returned %+v", raw, c)
 			}
 			return
