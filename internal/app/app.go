@@ -20,6 +20,7 @@ import (
 	"studio/internal/blob/s3"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/local"
 	"studio/internal/events"
 	"studio/internal/httpapi"
 	"studio/internal/job"
@@ -221,13 +222,13 @@ func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error)
 // engines builds the develop engine: the local engine (with its lookbook
 // tool) always, with the fal engine in front of it when FAL_KEY is set.
 func engines(cfg Config) (engine.Engine, error) {
-	local := engine.Chain(engine.NewLocal(), engine.NewLookbook())
+	embedded := engine.Chain(local.New(), local.NewLookbook())
 	if cfg.FalKey == "" {
-		return local, nil
+		return embedded, nil
 	}
 	f, err := fal.New(cfg.FalKey, cfg.FalURL)
 	if err != nil {
 		return nil, err
 	}
-	return engine.Chain(f, local), nil
+	return engine.Chain(f, embedded), nil
 }

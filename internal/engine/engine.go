@@ -177,8 +177,8 @@ func IsProvider(err error) bool {
 	return ok && e.Fault == FaultProvider
 }
 
-// unsupported wraps ErrUnsupported with the tool's name.
-func unsupported(engine, tool string) error {
+// Unsupported is ErrUnsupported for tool on the named engine.
+func Unsupported(engine, tool string) error {
 	return fmt.Errorf("%w: %s cannot perform %q", ErrUnsupported, engine, tool)
 }
 
@@ -218,5 +218,5 @@ func (c chain) Run(ctx context.Context, r Request) (Result, error) {
 			return e.Run(ctx, r)
 		}
 	}
-	return Result{}, unsupported(c.Name(), r.Tool)
+	return Result{}, Unsupported(c.Name(), r.Tool)
 }

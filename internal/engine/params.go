@@ -243,7 +243,7 @@ func Validate(r Request) error {
 	}
 	for _, name := range []string{"strength"} {
 		if s := r.Param(name); s != "" {
-			if _, err := parseStrength(s); err != nil {
+			if _, err := ParseStrength(s); err != nil {
 				return InputError(r.Tool, "The strength option is a number from 0 to 1, or light, medium or strong.", err)
 			}
 		}
@@ -251,8 +251,8 @@ func Validate(r Request) error {
 	return nil
 }
 
-// parseStrength reads a strength in [0, 1], or light / medium / strong.
-func parseStrength(s string) (float64, error) {
+// ParseStrength reads a strength option in [0, 1], or light / medium / strong.
+func ParseStrength(s string) (float64, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "light":
 		return 0.35, nil
@@ -266,4 +266,15 @@ func parseStrength(s string) (float64, error) {
 		return 0, fmt.Errorf("strength %q is not in [0, 1]", s)
 	}
 	return v, nil
+}
+
+// Canvas is the size of a frame at tier t: its long edge is t.Pixels(), its
+// aspect is a's.
+func Canvas(t Tier, a Aspect) (w, h int) {
+	p := t.Pixels()
+	r := a.Ratio()
+	if r >= 1 {
+		return p, max(1, int(math.Round(float64(p)/r)))
+	}
+	return max(1, int(math.Round(float64(p)*r))), p
 }

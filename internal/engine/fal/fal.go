@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"studio/internal/engine"
+	"studio/internal/engine/local"
 )
 
 // DefaultBaseURL is fal.ai's queue endpoint.
@@ -112,7 +113,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	uris := map[string][]string{}
 	sizes := map[string][2]int{}
 	for _, in := range r.Inputs {
-		mime, w, h, err := engine.Probe(in.Data)
+		mime, w, h, err := local.Probe(in.Data)
 		if err != nil {
 			if fe, ok := errors.AsType[*engine.Error](err); ok {
 				c := *fe
@@ -393,11 +394,11 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 		}
 		return engine.Result{Data: data, Mime: cmpOr(f.ContentType, cmpOr(mime, "video/mp4")), Width: w, Height: h}, nil
 	}
-	img, err := engine.Decode(data)
+	img, err := local.Decode(data)
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result is not an image we can read.", err)
 	}
-	res, err := engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
+	res, err := local.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // packshotMargin is the share of the canvas left free on each side of the product.
@@ -18,35 +20,35 @@ const packshotMargin = 0.08
 // (e.g. "4:5" for portrait) says otherwise. A soft shadow (a blurred, offset
 // copy of the matte plus a contact ellipse at the base) grounds the product.
 // params.shadow "off" leaves it out.
-func runPackshot(ctx context.Context, r Request) (Result, error) {
+func runPackshot(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
-	a := Aspect{W: 1, H: 1}
+	a := engine.Aspect{W: 1, H: 1}
 	if r.Shape != nil {
 		a = r.Shape.Aspect()
 	} else if s := r.Param("aspect"); s != "" {
-		if a, err = ParseAspect(s); err != nil {
-			return Result{}, InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
+		if a, err = engine.ParseAspect(s); err != nil {
+			return engine.Result{}, engine.InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
 		}
 	}
-	w, h := Canvas(r.Tier, a)
+	w, h := engine.Canvas(r.Tier, a)
 
 	img = fitLong(img, r.Tier.Pixels())
 	m, err := findMatte(img, r.Tool)
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	pad := max(2, int(0.01*float64(max(m.box.Dx(), m.box.Dy()))))
 	cut := cutout(img, m, m.box.Inset(-pad))
 
 	canvas, err := packshotGround(r, w, h)
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	innerW := float64(w) * (1 - 2*packshotMargin)
 	innerH := float64(h) * (1 - 2*packshotMargin)
@@ -60,13 +62,13 @@ func runPackshot(ctx context.Context, r Request) (Result, error) {
 	}
 	over(canvas, product, ox, oy)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(canvas)
 }
 
 // packshotGround is the packshot's canvas: white, a colour, or the background input.
-func packshotGround(r Request, w, h int) (*image.NRGBA, error) {
+func packshotGround(r engine.Request, w, h int) (*image.NRGBA, error) {
 	switch bg := r.Param("bg"); bg {
 	case "", "white":
 		return solidCanvas(w, h, 255, 255, 255), nil
@@ -77,9 +79,9 @@ func packshotGround(r Request, w, h int) (*image.NRGBA, error) {
 		}
 		return imaging.Clone(coverFill(flatten(b), w, h)), nil
 	default:
-		c, err := ParseColor(bg)
+		c, err := engine.ParseColor(bg)
 		if err != nil {
-			return nil, InputError(r.Tool, "The bg option is white, image or a colour like #f4f1ea.", err)
+			return nil, engine.InputError(r.Tool, "The bg option is white, image or a colour like #f4f1ea.", err)
 		}
 		return solidCanvas(w, h, c.R, c.G, c.B), nil
 	}
@@ -135,13 +137,13 @@ func castShadow(dst, subject *image.NRGBA, ox, oy int, strength float64) {
 // runRemoveBackground mattes the subject (findMatte) at the output size and
 // returns it as a PNG whose alpha is the matte, with edge colours
 // decontaminated. A shape of another aspect extends the canvas transparently.
-func runRemoveBackground(ctx context.Context, r Request) (Result, error) {
+func runRemoveBackground(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -149,10 +151,10 @@ func runRemoveBackground(ctx context.Context, r Request) (Result, error) {
 	work := resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	out := cutout(work, m, work.Rect)
 	if fw != w || fh != h {

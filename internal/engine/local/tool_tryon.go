@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // garmentPiece is one matted garment ready to place.
@@ -31,13 +33,13 @@ type figure struct {
 // above the shoulder line; long pieces are trousers when a top is also given,
 // laid from 47% down at 0.95x the shoulder width. Bottoms go on first, tops
 // over them, each with a soft shadow on the body.
-func runTryon(ctx context.Context, r Request) (Result, error) {
+func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	model, err := decodeRole(r, "model")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	iw, ih := model.Rect.Dx(), model.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -45,7 +47,7 @@ func runTryon(ctx context.Context, r Request) (Result, error) {
 	work := resize(model, fw, fh)
 	mm, err := findMatte(work, r.Tool)
 	if err != nil {
-		return Result{}, InputError(r.Tool, "No model figure could be found on a plain background.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "No model figure could be found on a plain background.", err)
 	}
 	if work == model {
 		work = cloneNRGBA(model)
@@ -57,17 +59,17 @@ func runTryon(ctx context.Context, r Request) (Result, error) {
 	for i, data := range r.All("garment") {
 		g, err := Decode(data)
 		if err != nil {
-			return Result{}, tagInput(err, r.Tool, fmt.Sprintf("garment %d", i+1))
+			return engine.Result{}, tagInput(err, r.Tool, fmt.Sprintf("garment %d", i+1))
 		}
 		g = fitLong(g, max(fw, fh))
 		gm, err := findMatte(g, r.Tool)
 		if err != nil {
-			return Result{}, InputError(r.Tool, fmt.Sprintf("No garment could be found on the plain background of garment %d.", i+1), err)
+			return engine.Result{}, engine.InputError(r.Tool, fmt.Sprintf("No garment could be found on the plain background of garment %d.", i+1), err)
 		}
 		cut := cutout(g, gm, gm.box)
 		pieces = append(pieces, garmentPiece{cut: cut, long: float64(cut.Rect.Dy()) >= 1.6*float64(cut.Rect.Dx())})
 		if err := alive(ctx); err != nil {
-			return Result{}, err
+			return engine.Result{}, err
 		}
 	}
 	hasTop := slices.ContainsFunc(pieces, func(p garmentPiece) bool { return !p.long })
@@ -99,7 +101,7 @@ func runTryon(ctx context.Context, r Request) (Result, error) {
 		over(work, placed, ox, oy)
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(conform(work, w, h, fillAuto, false))
 }

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // runCleanup removes what the mask input paints white. The mask is stretched
@@ -18,18 +20,18 @@ import (
 // level so the fill is a smooth membrane over the surrounding colours. Grain
 // measured in a ring around the hole is added back (deterministic noise) so
 // the patch matches the photo's texture.
-func runCleanup(ctx context.Context, r Request) (Result, error) {
+func runCleanup(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	mask, err := decodeRole(r, "mask")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -48,7 +50,7 @@ func runCleanup(ctx context.Context, r Request) (Result, error) {
 	}
 	marked := mp.bounds(0.5)
 	if marked.Empty() {
-		return Result{}, InputError(r.Tool, "The mask marks nothing to clean up; paint the area to remove white.", nil)
+		return engine.Result{}, engine.InputError(r.Tool, "The mask marks nothing to clean up; paint the area to remove white.", nil)
 	}
 	// Work in a window around the marked area: the fill only draws on its
 	// surroundings, so the rest of the frame need not be touched.
@@ -70,10 +72,10 @@ func runCleanup(ctx context.Context, r Request) (Result, error) {
 		}
 	}
 	if float64(n) > 0.9*float64(fw*fh) || n == ww*wh {
-		return Result{}, InputError(r.Tool, "The mask covers almost the whole image; nothing is left to fill from.", nil)
+		return engine.Result{}, engine.InputError(r.Tool, "The mask covers almost the whole image; nothing is left to fill from.", nil)
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	patch := image.NewNRGBA(image.Rect(0, 0, ww, wh))
 	for y := range wh {
@@ -88,7 +90,7 @@ func runCleanup(ctx context.Context, r Request) (Result, error) {
 		copy(work.Pix[(y+win.Min.Y)*work.Stride+win.Min.X*4:(y+win.Min.Y)*work.Stride+win.Max.X*4], patch.Pix[y*patch.Stride:(y+1)*patch.Stride])
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(conform(work, w, h, fillAuto, false))
 }

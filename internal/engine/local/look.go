@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // Lookbook is the local engine's lookbook tool, kept as its own engine so
-// that it joins the local one by chaining (engine.Chain(NewLocal(),
+// that it joins the local one by chaining (engine.Chain(New(),
 // NewLookbook())) without changing it. It performs one tool, "lookbook":
 //
 //   - the lock stage composes the look: the ground (the background input
@@ -45,20 +47,20 @@ func (Lookbook) Tools() []string { return []string{"lookbook"} }
 func (Lookbook) Can(tool string) bool { return tool == "lookbook" }
 
 // Run validates r and composes or re-frames the look.
-func (l Lookbook) Run(ctx context.Context, r Request) (res Result, err error) {
+func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result, err error) {
 	if !l.Can(r.Tool) {
-		return Result{}, unsupported(l.Name(), r.Tool)
+		return engine.Result{}, engine.Unsupported(l.Name(), r.Tool)
 	}
-	if err := Validate(r); err != nil {
-		return Result{}, err
+	if err := engine.Validate(r); err != nil {
+		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res = Result{}
-			err = ProviderError(r.Tool, "The local engine failed on this look.", fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+			res = engine.Result{}
+			err = engine.ProviderError(r.Tool, "The local engine failed on this look.", fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
 	w, h := lookCanvas(r)
@@ -69,23 +71,23 @@ func (l Lookbook) Run(ctx context.Context, r Request) (res Result, err error) {
 		frame, err = composeLook(ctx, r, w, h)
 	}
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	gradeLook(frame, r.Param("aesthetic"))
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(frame)
 }
 
 // lookCanvas is the frame's size: the shape's aspect (the model's without
 // one) at the tier's pixels, doubled by a restoration pass.
-func lookCanvas(r Request) (int, int) {
-	a := Aspect{W: 4, H: 5}
+func lookCanvas(r engine.Request) (int, int) {
+	a := engine.Aspect{W: 4, H: 5}
 	if r.Shape != nil {
 		a = r.Shape.Aspect()
 	}
-	w, h := Canvas(r.Tier, a)
+	w, h := engine.Canvas(r.Tier, a)
 	if r.Param("restore") == "1" {
 		s := math.Min(2, 8192/float64(max(w, h)))
 		w, h = int(math.Round(float64(w)*s)), int(math.Round(float64(h)*s))
@@ -94,7 +96,7 @@ func lookCanvas(r Request) (int, int) {
 }
 
 // composeLook builds the lock frame.
-func composeLook(ctx context.Context, r Request, w, h int) (*image.NRGBA, error) {
+func composeLook(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, error) {
 	model, err := decodeRole(r, "model")
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ var crops = map[string][4]float64{
 
 // reframeLook cuts the key's window from the base and fills the frame
 // with it; "back" mirrors the frame, as a turn would.
-func reframeLook(r Request, w, h int) (*image.NRGBA, error) {
+func reframeLook(r engine.Request, w, h int) (*image.NRGBA, error) {
 	base, err := decodeRole(r, "base")
 	if err != nil {
 		return nil, err

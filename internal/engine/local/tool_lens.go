@@ -1,9 +1,11 @@
-package engine
+package local
 
 import (
 	"context"
 	"image"
 	"math"
+
+	"studio/internal/engine"
 )
 
 // lensModel is the optical character camera-lens renders for one lens.
@@ -27,7 +29,7 @@ type lensModel struct {
 //
 // Macro focuses on a thin plane: maximum defocus, barely any distortion, and
 // a fall-off above and below the subject's centre as well as behind it.
-func modelLens(l Lens) lensModel {
+func modelLens(l engine.Lens) lensModel {
 	f := l.Focal
 	m := lensModel{
 		k:         0.012 + 0.09*clamp01((50-f)/26),
@@ -51,31 +53,31 @@ func modelLens(l Lens) lensModel {
 // from findMatte is the focal plane and the background falls off with
 // distance from it; without a plain backdrop the centre is in focus and the
 // edges fall off), and vignetted by the cos^4 law.
-func runCameraLens(ctx context.Context, r Request) (Result, error) {
-	lens := DefaultLens
+func runCameraLens(ctx context.Context, r engine.Request) (engine.Result, error) {
+	lens := engine.DefaultLens
 	if s := r.Param("lens"); s != "" {
 		var err error
-		if lens, err = ParseLens(s); err != nil {
-			return Result{}, InputError(r.Tool, "The lens option is macro or a focal length like 85mm.", err)
+		if lens, err = engine.ParseLens(s); err != nil {
+			return engine.Result{}, engine.InputError(r.Tool, "The lens option is macro or a focal length like 85mm.", err)
 		}
 	}
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	flatten(img)
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, img.Rect.Dx(), img.Rect.Dy()))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, img.Rect.Dx(), img.Rect.Dy()))
 	base := conform(img, w, h, fillAuto, false)
 	lm := modelLens(lens)
 
 	frame := distort(base, lm.k)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	depth := defocusMap(frame, lm)
 	frame = depthBlur(frame, depth, lm.blurFrac*float64(max(w, h)))
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	vignette(frame, lm)
 	return encodeJPEG(frame)

@@ -1,6 +1,6 @@
 //go:build race
 
-package engine_test
+package local_test
 
 // raceEnabled trims the heaviest test matrices under the race detector,
 // which slows pixel loops some twentyfold.

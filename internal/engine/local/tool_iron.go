@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // runIron reduces wrinkles with an edge-preserving smoothing of the fabric:
@@ -17,13 +19,13 @@ import (
 // (a 3x3 high-pass: weave, grain) is added back where the filter smoothed,
 // so the fabric does not turn plastic. Only the subject (findMatte) is
 // ironed; without a plain backdrop the whole frame is treated as fabric.
-func runIron(ctx context.Context, r Request) (Result, error) {
+func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -38,14 +40,14 @@ func runIron(ctx context.Context, r Request) (Result, error) {
 	}
 	flatten(work)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	strength := strengthParam(r, 0.6)
 	eps := 0.0005 * math.Pow(60, strength)
 	radius := max(2, int(math.Round(0.03*float64(max(fw, fh)))))
 	out := guidedSmooth(work, radius, eps, region)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(conform(out, w, h, fillAuto, false))
 }

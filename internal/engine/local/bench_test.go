@@ -1,4 +1,4 @@
-package engine_test
+package local_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"studio/internal/engine"
+	"studio/internal/engine/local"
 )
 
 // BenchmarkTools2K runs each local tool at 2k from a 1600 px input:
@@ -35,7 +36,7 @@ func BenchmarkTools2K(b *testing.B) {
 		{Tool: "fit-adjust", Params: map[string]string{"fit": "loose"}, Inputs: []engine.Input{in("image", model)}},
 		{Tool: "tryon", Inputs: []engine.Input{in("model", model), in("garment", garment)}},
 	}
-	l := engine.NewLocal()
+	l := local.New()
 	for _, r := range reqs {
 		r.Tier = engine.Tier2K
 		b.Run(r.Tool, func(b *testing.B) {
@@ -63,7 +64,7 @@ func BenchmarkTools4K(b *testing.B) {
 		{Tool: "iron", Inputs: []engine.Input{in("image", model)}},
 		{Tool: "cleanup", Inputs: []engine.Input{in("image", product), in("mask", mask)}},
 	}
-	l := engine.NewLocal()
+	l := local.New()
 	for _, r := range reqs {
 		r.Tier = engine.Tier4K
 		b.Run(r.Tool, func(b *testing.B) {

@@ -1,9 +1,11 @@
-package engine
+package local
 
 import (
 	"context"
 	"image"
 	"math"
+
+	"studio/internal/engine"
 )
 
 // runFitAdjust changes how loose the garment looks with a horizontal warp
@@ -17,17 +19,17 @@ import (
 // frame's edges never move. Rows the garment only grazes are weighted down,
 // and centre, width and weight are smoothed vertically so the silhouette
 // stays clean.
-func runFitAdjust(ctx context.Context, r Request) (Result, error) {
-	fit, err := ParseFit(r.Param("fit"))
+func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) {
+	fit, err := engine.ParseFit(r.Param("fit"))
 	if err != nil {
-		return Result{}, InputError(r.Tool, "Fit-adjust needs a fit option: fitted, regular, loose or oversized.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "Fit-adjust needs a fit option: fitted, regular, loose or oversized.", err)
 	}
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -35,14 +37,14 @@ func runFitAdjust(ctx context.Context, r Request) (Result, error) {
 	work := resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
-		return Result{}, InputError(r.Tool, "No garment could be found on a plain background.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "No garment could be found on a plain background.", err)
 	}
 	if work == img {
 		work = cloneNRGBA(img)
 	}
 	flatten(work)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	out := work
 	if s := fit.Scale(); s != 1 {

@@ -1,4 +1,4 @@
-package engine_test
+package local_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"studio/internal/engine"
+	"studio/internal/engine/local"
 )
 
 var dumpDir = flag.String("dump", "", "write every local result into this folder, to look at")
@@ -32,7 +33,7 @@ func dump(t *testing.T, name string, res engine.Result) {
 
 func run(t *testing.T, r engine.Request) (engine.Result, image.Image) {
 	t.Helper()
-	res, err := engine.NewLocal().Run(context.Background(), r)
+	res, err := local.New().Run(context.Background(), r)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", r.Tool, err)
 	}
@@ -56,7 +57,7 @@ func in(role string, data []byte) engine.Input { return engine.Input{Role: role,
 func TestLocalTools(t *testing.T) {
 	want := []string{"camera-lens", "cleanup", "color-change", "fit-adjust", "harmonize", "iron",
 		"packshot", "reframe", "remove-background", "tryon", "upscale"}
-	l := engine.NewLocal()
+	l := local.New()
 	if got := l.Tools(); !slices.Equal(got, want) {
 		t.Fatalf("Tools() = %v, want %v", got, want)
 	}
@@ -119,7 +120,7 @@ func TestShapesAndTiers(t *testing.T) {
 	case testing.Short():
 		frames = frames[:2]
 	}
-	for _, tool := range engine.NewLocal().Tools() {
+	for _, tool := range local.New().Tools() {
 		for _, f := range frames {
 			tier, shape := f.tier, f.shape
 			name := fmt.Sprintf("%s/%s/%v", tool, tier, shapeName(shape))
@@ -535,7 +536,7 @@ func TestInputFaults(t *testing.T) {
 		{"bad strength", engine.Request{Tool: "iron", Params: map[string]string{"strength": "2"}, Inputs: []engine.Input{in("image", good)}}},
 		{"bad shape", engine.Request{Tool: "upscale", Shape: &engine.Shape{Width: 0, Height: 10}, Inputs: []engine.Input{in("image", good)}}},
 	}
-	l := engine.NewLocal()
+	l := local.New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.r.Tier == "" {
@@ -565,7 +566,7 @@ func TestInputFaults(t *testing.T) {
 func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := engine.NewLocal().Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K,
+	_, err := local.New().Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K,
 		Inputs: []engine.Input{in("image", encJPEG(t, productImage(100, 100)))}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -575,11 +576,11 @@ func TestContextCancelled(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	r := engine.Request{Tool: "cleanup", Tier: engine.Tier1K, Inputs: []engine.Input{
 		in("image", encJPEG(t, gradientImage(300, 200))), in("mask", encPNG(t, maskImage(300, 200, image.Rect(100, 50, 150, 120))))}}
-	a, err := engine.NewLocal().Run(context.Background(), r)
+	a, err := local.New().Run(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := engine.NewLocal().Run(context.Background(), r)
+	b, err := local.New().Run(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,7 +611,7 @@ func TestTransparentInput(t *testing.T) {
 }
 
 func TestChain(t *testing.T) {
-	c := engine.Chain(stubEngine{}, engine.NewLocal())
+	c := engine.Chain(stubEngine{}, local.New())
 	if !c.Can("generate-character") || !c.Can("upscale") || c.Can("nope") {
 		t.Fatal("Can does not union the engines")
 	}
@@ -700,7 +701,7 @@ func angleDiff(a, b float64) float64 {
 // TestTinyInputs runs every tool on images of a few pixels: each must work
 // or refuse with an input fault, never fail inside the engine.
 func TestTinyInputs(t *testing.T) {
-	l := engine.NewLocal()
+	l := local.New()
 	sizes := []image.Point{{1, 1}, {17, 5}}
 	if raceEnabled {
 		sizes = sizes[1:]

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"testing"
+
+	"studio/internal/engine"
 )
 
 // lookFixture is a dark figure (or piece) on a light plain ground.
@@ -29,15 +31,15 @@ func lookFixture(t *testing.T, w, h int, c color.NRGBA) []byte {
 }
 
 func TestLookbookTool(t *testing.T) {
-	eng := Chain(NewLocal(), NewLookbook())
+	eng := engine.Chain(New(), NewLookbook())
 	if !eng.Can("lookbook") {
 		t.Fatal("the chained local engine cannot perform lookbook")
 	}
 	model := lookFixture(t, 120, 240, color.NRGBA{R: 60, G: 50, B: 45, A: 255})
 	piece := lookFixture(t, 100, 100, color.NRGBA{R: 30, G: 60, B: 140, A: 255})
 	bag := lookFixture(t, 80, 80, color.NRGBA{R: 150, G: 40, B: 40, A: 255})
-	lock := Request{Tool: "lookbook", Tier: Tier1K, Shape: &Shape{Width: 1080, Height: 1350},
-		Inputs: []Input{{"model", model}, {"item", piece}, {"item", bag}},
+	lock := engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Shape: &engine.Shape{Width: 1080, Height: 1350},
+		Inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: piece}, {Role: "item", Data: bag}},
 		Params: map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "lock"}}
 	res, err := eng.Run(context.Background(), lock)
 	if err != nil {
@@ -66,8 +68,8 @@ func TestLookbookTool(t *testing.T) {
 		t.Errorf("a noir frame is not grey: %v", c)
 	}
 
-	variation := Request{Tool: "lookbook", Tier: Tier1K, Shape: &Shape{Width: 1024, Height: 1024},
-		Inputs: []Input{{"model", model}, {"item", piece}, {"base", res.Data}},
+	variation := engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Shape: &engine.Shape{Width: 1024, Height: 1024},
+		Inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: piece}, {Role: "base", Data: res.Data}},
 		Params: map[string]string{"key": "close-up", "restore": "1"}}
 	res, err = eng.Run(context.Background(), variation)
 	if err != nil {
@@ -77,10 +79,10 @@ func TestLookbookTool(t *testing.T) {
 		t.Errorf("a restored variation is %dx%d; want 2048x2048", res.Width, res.Height)
 	}
 
-	if _, err := eng.Run(context.Background(), Request{Tool: "lookbook", Tier: Tier1K, Inputs: []Input{{"item", piece}}}); !IsInput(err) {
+	if _, err := eng.Run(context.Background(), engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Inputs: []engine.Input{{Role: "item", Data: piece}}}); !engine.IsInput(err) {
 		t.Errorf("a look without a model: %v; want an input fault", err)
 	}
-	if _, err := NewLookbook().Run(context.Background(), Request{Tool: "upscale", Tier: Tier1K}); err == nil {
+	if _, err := NewLookbook().Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K}); err == nil {
 		t.Error("the lookbook engine ran upscale")
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/disintegration/imaging"
 	_ "golang.org/x/image/webp" // registers the WebP decoder; WebP is never encoded here
+
+	"studio/internal/engine"
 )
 
 // MaxInputPixels is the largest input decoded: DECISIONS §1 refuses images
@@ -26,22 +28,22 @@ const JPEGQuality = 90
 // Its errors are input faults.
 func Probe(data []byte) (mime string, width, height int, err error) {
 	if len(data) == 0 {
-		return "", 0, 0, InputError("", "The image is empty.", nil)
+		return "", 0, 0, engine.InputError("", "The image is empty.", nil)
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return "", 0, 0, InputError("", "The image could not be read as jpeg, png or webp.", err)
+		return "", 0, 0, engine.InputError("", "The image could not be read as jpeg, png or webp.", err)
 	}
 	switch format {
 	case "jpeg", "png", "webp":
 	default:
-		return "", 0, 0, InputError("", fmt.Sprintf("The image is %s; only jpeg, png and webp are accepted.", format), nil)
+		return "", 0, 0, engine.InputError("", fmt.Sprintf("The image is %s; only jpeg, png and webp are accepted.", format), nil)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return "", 0, 0, InputError("", "The image has no pixels.", nil)
+		return "", 0, 0, engine.InputError("", "The image has no pixels.", nil)
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxInputPixels {
-		return "", 0, 0, InputError("", "The image is larger than 50 megapixels.", nil)
+		return "", 0, 0, engine.InputError("", "The image is larger than 50 megapixels.", nil)
 	}
 	return "image/" + format, cfg.Width, cfg.Height, nil
 }
@@ -54,7 +56,7 @@ func Decode(data []byte) (*image.NRGBA, error) {
 	}
 	img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
 	if err != nil {
-		return nil, InputError("", "The image could not be decoded.", err)
+		return nil, engine.InputError("", "The image could not be decoded.", err)
 	}
 	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
 		return n, nil
@@ -66,10 +68,10 @@ func Decode(data []byte) (*image.NRGBA, error) {
 }
 
 // decodeRole decodes the first input in role, tagging errors with the tool and role.
-func decodeRole(r Request, role string) (*image.NRGBA, error) {
+func decodeRole(r engine.Request, role string) (*image.NRGBA, error) {
 	data, ok := r.Input(role)
 	if !ok {
-		return nil, InputError(r.Tool, fmt.Sprintf("The %s tool needs an input in the %s role.", r.Tool, role), nil)
+		return nil, engine.InputError(r.Tool, fmt.Sprintf("The %s tool needs an input in the %s role.", r.Tool, role), nil)
 	}
 	img, err := Decode(data)
 	if err != nil {
@@ -80,7 +82,7 @@ func decodeRole(r Request, role string) (*image.NRGBA, error) {
 
 // tagInput names the tool and the role in an input fault from Decode.
 func tagInput(err error, tool, role string) error {
-	if e, ok := errors.AsType[*Error](err); ok {
+	if e, ok := errors.AsType[*engine.Error](err); ok {
 		c := *e
 		c.Tool = tool
 		c.Reason = "The " + role + " input: " + lowerFirst(c.Reason)
@@ -96,23 +98,12 @@ func lowerFirst(s string) string {
 	return string(s[0]+'a'-'A') + s[1:]
 }
 
-// Canvas is the size of a frame at tier t: its long edge is t.Pixels(), its
-// aspect is a's.
-func Canvas(t Tier, a Aspect) (w, h int) {
-	p := t.Pixels()
-	r := a.Ratio()
-	if r >= 1 {
-		return p, max(1, int(math.Round(float64(p)/r)))
-	}
-	return max(1, int(math.Round(float64(p)*r))), p
-}
-
 // frameAspect is the shape's aspect when there is a shape, else the image's own.
-func frameAspect(s *Shape, w, h int) Aspect {
+func frameAspect(s *engine.Shape, w, h int) engine.Aspect {
 	if s != nil {
 		return s.Aspect()
 	}
-	return Aspect{W: float64(w), H: float64(h)}
+	return engine.Aspect{W: float64(w), H: float64(h)}
 }
 
 // Finish makes a result of img for tier t and shape s: the image is resized
@@ -121,15 +112,15 @@ func frameAspect(s *Shape, w, h int) Aspect {
 // differ, the canvas is extended around it (edge extension on plain borders,
 // a blurred fill otherwise; transparent when alpha is true). The result is
 // JPEG at quality 90, or PNG with alpha when alpha is true.
-func Finish(img image.Image, t Tier, s *Shape, alpha bool) (Result, error) {
+func Finish(img image.Image, t engine.Tier, s *engine.Shape, alpha bool) (engine.Result, error) {
 	if !t.Valid() {
-		return Result{}, InputError("", fmt.Sprintf("Unknown quality %q.", t), nil)
+		return engine.Result{}, engine.InputError("", fmt.Sprintf("Unknown quality %q.", t), nil)
 	}
 	n := toNRGBA(img)
 	if !alpha && hasAlpha(n) {
 		n = flatten(imaging.Clone(n))
 	}
-	w, h := Canvas(t, frameAspect(s, n.Rect.Dx(), n.Rect.Dy()))
+	w, h := engine.Canvas(t, frameAspect(s, n.Rect.Dx(), n.Rect.Dy()))
 	n = conform(n, w, h, fillAuto, alpha)
 	if alpha {
 		return encodePNG(n)
@@ -213,7 +204,7 @@ func hasAlpha(img *image.NRGBA) bool {
 	return false
 }
 
-func encodeJPEG(img *image.NRGBA) (Result, error) {
+func encodeJPEG(img *image.NRGBA) (engine.Result, error) {
 	if hasAlpha(img) {
 		img = flatten(imaging.Clone(img))
 	}
@@ -222,18 +213,18 @@ func encodeJPEG(img *image.NRGBA) (Result, error) {
 	var buf bytes.Buffer
 	buf.Grow(img.Rect.Dx() * img.Rect.Dy() / 4)
 	if err := jpeg.Encode(&buf, rgba, &jpeg.Options{Quality: JPEGQuality}); err != nil {
-		return Result{}, ProviderError("", "The result could not be encoded.", err)
+		return engine.Result{}, engine.ProviderError("", "The result could not be encoded.", err)
 	}
-	return Result{Data: buf.Bytes(), Mime: "image/jpeg", Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
+	return engine.Result{Data: buf.Bytes(), Mime: "image/jpeg", Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
 }
 
-func encodePNG(img *image.NRGBA) (Result, error) {
+func encodePNG(img *image.NRGBA) (engine.Result, error) {
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, img); err != nil {
-		return Result{}, ProviderError("", "The result could not be encoded.", err)
+		return engine.Result{}, engine.ProviderError("", "The result could not be encoded.", err)
 	}
-	return Result{Data: buf.Bytes(), Mime: "image/png", Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
+	return engine.Result{Data: buf.Bytes(), Mime: "image/png", Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
 }
 
 func abs(v int) int {

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // runHarmonize composites the subject of the image input onto the background
@@ -19,25 +21,25 @@ import (
 // centred, about 80% of the frame's height, standing near the bottom (or on
 // it when the source cut it off there), with a soft contact shadow. The frame
 // takes the shape's aspect, else the background's.
-func runHarmonize(ctx context.Context, r Request) (Result, error) {
+func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) {
 	subj, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	ground, err := decodeRole(r, "background")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	flatten(ground)
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, ground.Rect.Dx(), ground.Rect.Dy()))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, ground.Rect.Dx(), ground.Rect.Dy()))
 	subj = fitLong(subj, r.Tier.Pixels())
 	m, err := findMatte(subj, r.Tool)
 	if err != nil {
-		return Result{}, tagInput(err, r.Tool, "image")
+		return engine.Result{}, tagInput(err, r.Tool, "image")
 	}
 	canvas := imaging.Clone(coverFill(ground, w, h))
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 
 	pad := max(2, int(0.01*float64(max(m.box.Dx(), m.box.Dy()))))
@@ -107,17 +109,17 @@ func alphaPlane(img *image.NRGBA) *plane {
 // recolour works in Lab: lightness keeps the garment's shading around the
 // target's lightness (compressed only as far as needed to stay in range),
 // and a and b take the target's with a quarter of the original variation.
-func runColorChange(ctx context.Context, r Request) (Result, error) {
-	target, err := ParseColor(r.Param("color"))
+func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error) {
+	target, err := engine.ParseColor(r.Param("color"))
 	if err != nil {
-		return Result{}, InputError(r.Tool, "Color-change needs a color option like #1f3a5f.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "Color-change needs a color option like #1f3a5f.", err)
 	}
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
 		fw, fh = w, h
@@ -131,23 +133,23 @@ func runColorChange(ctx context.Context, r Request) (Result, error) {
 	if mdata, ok := r.Input("mask"); ok {
 		mask, err := Decode(mdata)
 		if err != nil {
-			return Result{}, tagInput(err, r.Tool, "mask")
+			return engine.Result{}, tagInput(err, r.Tool, "mask")
 		}
 		region = maskPlane(mask, fw, fh).boxBlur(1)
 		if region.mean() < 0.0005 {
-			return Result{}, InputError(r.Tool, "The mask marks nothing to recolour; paint the garment white.", nil)
+			return engine.Result{}, engine.InputError(r.Tool, "The mask marks nothing to recolour; paint the garment white.", nil)
 		}
 	} else {
 		m, err := findMatte(work, r.Tool)
 		if err != nil {
-			return Result{}, InputError(r.Tool, "No garment could be found on a plain background; send a mask of the garment.", err)
+			return engine.Result{}, engine.InputError(r.Tool, "No garment could be found on a plain background; send a mask of the garment.", err)
 		}
 		flatten(work)
 		region = garmentRegion(work, m)
 	}
 	flatten(work)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 
 	st := statsOf(work, region)

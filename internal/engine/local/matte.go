@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"image"
@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // analysisEdge is the long edge of the downscaled copy that mattes and other
@@ -245,7 +247,7 @@ func (m *matte) bgAt(x, y, w, h int, out *[3]float64) {
 func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if w < minMatteEdge || h < minMatteEdge {
-		return nil, InputError(tool, "The image is too small to find a subject in.", nil)
+		return nil, engine.InputError(tool, "The image is too small to find a subject in.", nil)
 	}
 	if hasAlpha(img) && transparentShare(img) > 0.01 {
 		m := &matte{alpha: newPlane(w, h)}
@@ -256,7 +258,7 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 		}
 		m.box = m.alpha.bounds(0.5)
 		if m.box.Empty() {
-			return nil, InputError(tool, reasonNoSubject, nil)
+			return nil, engine.InputError(tool, reasonNoSubject, nil)
 		}
 		return m, nil
 	}
@@ -270,7 +272,7 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 	bg := estimateBackground(small)
 	if bg.sigma > maxBorderNoise {
 		// A busy backdrop: border statistics cannot tell subject from ground.
-		return nil, InputError(tool, reasonNoSubject, nil)
+		return nil, engine.InputError(tool, reasonNoSubject, nil)
 	}
 	coarse := softAlpha(small, bg)
 
@@ -294,7 +296,7 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 		}
 	}
 	if share := float64(n) / float64(sw*sh); share < 0.002 || share > 0.97 {
-		return nil, InputError(tool, reasonNoSubject, nil)
+		return nil, engine.InputError(tool, reasonNoSubject, nil)
 	}
 	coarse = coarse.boxBlur(1)
 
@@ -328,7 +330,7 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 	m := &matte{alpha: fine, bg: bg}
 	m.box = fine.bounds(0.5)
 	if m.box.Empty() {
-		return nil, InputError(tool, reasonNoSubject, nil)
+		return nil, engine.InputError(tool, reasonNoSubject, nil)
 	}
 	return m, nil
 }

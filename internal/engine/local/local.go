@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+
+	"studio/internal/engine"
 )
 
-// Local is the embedded engine: real image processing in this process, with
+// Engine is the embedded engine: real image processing in this process, with
 // no network and no randomness, so the same request gives the same bytes.
-type Local struct {
-	tools map[string]localTool
+type Engine struct {
+	tools map[string]tool
 }
 
-type localTool func(ctx context.Context, r Request) (Result, error)
+type tool func(ctx context.Context, r engine.Request) (engine.Result, error)
 
-// NewLocal returns the local engine.
-func NewLocal() *Local {
-	return &Local{tools: map[string]localTool{
+// New returns the local engine.
+func New() *Engine {
+	return &Engine{tools: map[string]tool{
 		"upscale":           runUpscale,
 		"reframe":           runReframe,
 		"packshot":          runPackshot,
@@ -34,10 +36,10 @@ func NewLocal() *Local {
 }
 
 // Name is "local".
-func (l *Local) Name() string { return "local" }
+func (l *Engine) Name() string { return "local" }
 
 // Tools lists the tools the local engine performs, sorted.
-func (l *Local) Tools() []string {
+func (l *Engine) Tools() []string {
 	out := make([]string, 0, len(l.tools))
 	for t := range l.tools {
 		out = append(out, t)
@@ -47,7 +49,7 @@ func (l *Local) Tools() []string {
 }
 
 // Can reports whether the local engine performs tool.
-func (l *Local) Can(tool string) bool {
+func (l *Engine) Can(tool string) bool {
 	_, ok := l.tools[tool]
 	return ok
 }
@@ -56,32 +58,32 @@ func (l *Local) Can(tool string) bool {
 // ErrUnsupported; bad inputs give input faults; a failure of the engine itself
 // (including a panic in image code) gives a provider fault. When ctx ends
 // between stages, the error wraps ctx.Err().
-func (l *Local) Run(ctx context.Context, r Request) (res Result, err error) {
+func (l *Engine) Run(ctx context.Context, r engine.Request) (res engine.Result, err error) {
 	run, ok := l.tools[r.Tool]
 	if !ok {
-		return Result{}, unsupported(l.Name(), r.Tool)
+		return engine.Result{}, engine.Unsupported(l.Name(), r.Tool)
 	}
-	if err := Validate(r); err != nil {
-		return Result{}, err
+	if err := engine.Validate(r); err != nil {
+		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res = Result{}
-			err = ProviderError(r.Tool, "The local engine failed on this image.", fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+			res = engine.Result{}
+			err = engine.ProviderError(r.Tool, "The local engine failed on this image.", fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
 	res, err = run(ctx, r)
 	if err != nil {
-		if e, ok := errors.AsType[*Error](err); ok && e.Tool == "" {
+		if e, ok := errors.AsType[*engine.Error](err); ok && e.Tool == "" {
 			e.Tool = r.Tool
 		}
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return res, nil
 }
@@ -95,9 +97,9 @@ func alive(ctx context.Context) error {
 }
 
 // strengthParam reads params.strength, or def when it is absent.
-func strengthParam(r Request, def float64) float64 {
+func strengthParam(r engine.Request, def float64) float64 {
 	if s := r.Param("strength"); s != "" {
-		if v, err := parseStrength(s); err == nil {
+		if v, err := engine.ParseStrength(s); err == nil {
 			return v
 		}
 	}

@@ -1,30 +1,32 @@
-package engine
+package local
 
 import (
 	"context"
 	"image"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/engine"
 )
 
 // runUpscale resamples the image with Lanczos-3 so its long edge reaches the
 // tier (or it fits the shape's frame), then restores some edge contrast with
 // a mild unsharp mask when it was enlarged by more than 1.25x.
-func runUpscale(ctx context.Context, r Request) (Result, error) {
+func runUpscale(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
+	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
 	fw, fh := fitInside(iw, ih, w, h)
 	up := resize(img, fw, fh)
 	if factor := float64(fw) / float64(iw); factor > 1.25 {
 		up = unsharp(up, min(1.5, 0.45*factor), 0.5)
 	}
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(conform(up, w, h, fillAuto, false))
 }
@@ -50,21 +52,21 @@ func unsharp(img *image.NRGBA, sigma, amount float64) *image.NRGBA {
 // params.aspect): the image is fitted whole and centred, and the new area is
 // filled by edge extension or a blurred fill (params.fill: auto, extend, blur;
 // auto extends a plain border and blurs a busy one). Nothing is cropped.
-func runReframe(ctx context.Context, r Request) (Result, error) {
+func runReframe(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	flatten(img)
-	var a Aspect
+	var a engine.Aspect
 	if r.Shape != nil {
 		a = r.Shape.Aspect()
-	} else if a, err = ParseAspect(r.Param("aspect")); err != nil {
-		return Result{}, InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
+	} else if a, err = engine.ParseAspect(r.Param("aspect")); err != nil {
+		return engine.Result{}, engine.InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
 	}
-	w, h := Canvas(r.Tier, a)
+	w, h := engine.Canvas(r.Tier, a)
 	if err := alive(ctx); err != nil {
-		return Result{}, err
+		return engine.Result{}, err
 	}
 	return encodeJPEG(conform(img, w, h, parseFill(r.Param("fill")), false))
 }
