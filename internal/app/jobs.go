@@ -111,7 +111,7 @@ func (a jobAssets) DiscardInputs(ctx context.Context, house string, ids []string
 // jobPrice prices a develop from the live table; a tool without a row
 // costs the default, so every price is known.
 func jobPrice(prices ledger.Prices) job.PriceFunc {
-	return func(tool string, tier job.Tier) (int64, bool) {
-		return prices.Tool(tool, ledger.Tier(tier)), true
+	return func(tool string, tier ledger.Tier) (int64, bool) {
+		return prices.Tool(tool, tier), true
 	}
 }

@@ -6,33 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"studio/internal/ledger"
 )
-
-// Tier is a quality tier: the long edge, in pixels, of a developed frame.
-type Tier string
-
-// The quality tiers of SPEC §8.
-const (
-	Tier1K Tier = "1k"
-	Tier2K Tier = "2k"
-	Tier4K Tier = "4k"
-)
-
-// Pixels is the tier's long edge in pixels: 1024, 2048 or 4096; 0 for an unknown tier.
-func (t Tier) Pixels() int {
-	switch t {
-	case Tier1K:
-		return 1024
-	case Tier2K:
-		return 2048
-	case Tier4K:
-		return 4096
-	}
-	return 0
-}
-
-// Valid reports whether t is one of the known tiers.
-func (t Tier) Valid() bool { return t.Pixels() > 0 }
 
 // Shape is the width and height of an output destination. Only its aspect
 // counts: a frame is composed for the shape and developed at the tier's
@@ -53,7 +29,7 @@ type Request struct {
 	Tool   string
 	Inputs []Input
 	Params map[string]string
-	Tier   Tier
+	Tier   ledger.Tier
 	Shape  *Shape // nil keeps the input's own aspect
 }
 

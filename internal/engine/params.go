@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"studio/internal/ledger"
 )
 
 // Aspect is a width:height ratio.
@@ -270,7 +272,7 @@ func ParseStrength(s string) (float64, error) {
 
 // Canvas is the size of a frame at tier t: its long edge is t.Pixels(), its
 // aspect is a's.
-func Canvas(t Tier, a Aspect) (w, h int) {
+func Canvas(t ledger.Tier, a Aspect) (w, h int) {
 	p := t.Pixels()
 	r := a.Ratio()
 	if r >= 1 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"studio/internal/engine"
+	"studio/internal/ledger"
 )
 
 func TestParseAspect(t *testing.T) {
@@ -76,17 +77,12 @@ func TestParseLensAndFit(t *testing.T) {
 	}
 }
 
-func TestTier(t *testing.T) {
-	for tier, px := range map[engine.Tier]int{"1k": 1024, "2k": 2048, "4k": 4096, "8k": 0, "": 0, "1K": 0} {
-		if tier.Pixels() != px || tier.Valid() != (px > 0) {
-			t.Errorf("Tier(%q).Pixels() = %d, want %d", tier, tier.Pixels(), px)
-		}
-	}
+func TestCanvas(t *testing.T) {
 	for _, tt := range []struct {
 		a    engine.Aspect
 		w, h int
 	}{{engine.Aspect{W: 4, H: 5}, 819, 1024}, {engine.Aspect{W: 16, H: 9}, 1024, 576}, {engine.Aspect{W: 1, H: 1}, 1024, 1024}} {
-		if w, h := engine.Canvas(engine.Tier1K, tt.a); w != tt.w || h != tt.h {
+		if w, h := engine.Canvas(ledger.Tier1K, tt.a); w != tt.w || h != tt.h {
 			t.Errorf("Canvas(1k, %v) = %dx%d, want %dx%d", tt.a, w, h, tt.w, tt.h)
 		}
 	}
@@ -109,7 +105,7 @@ func FuzzParseAspect(f *testing.F) {
 		if err != nil || math.Abs(b.Ratio()-r) > 1e-9*r {
 			t.Fatalf("%q -> %v -> %v, %v: not a round trip", s, a, b, err)
 		}
-		w, h := engine.Canvas(engine.Tier4K, a)
+		w, h := engine.Canvas(ledger.Tier4K, a)
 		if max(w, h) != 4096 || min(w, h) < 1 {
 			t.Fatalf("Canvas(4k, %v) = %dx%d", a, w, h)
 		}

@@ -142,7 +142,7 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 		case "tool":
 			in.Tool = strings.TrimSpace(v)
 		case "quality":
-			in.Tier = job.Tier(strings.TrimSpace(v))
+			in.Tier = ledger.Tier(strings.TrimSpace(v))
 		case "idempotencyKey":
 			in.IdempotencyKey = strings.TrimSpace(v)
 		case "brandId":

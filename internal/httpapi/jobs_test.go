@@ -370,7 +370,7 @@ func TestJobDuplicate(t *testing.T) {
 			t.Errorf("inputs deleted: %d %s; want 422 NO_INPUTS", res.Status, res.Body)
 		}
 		ghost := job.Job{ID: "01900000-0000-7000-8000-000000000001", Tool: "generate-character", Status: job.Queued, HouseID: fresh.HouseID,
-			UserID: fresh.ID, Tier: job.Tier1K, Params: map[string]string{}, Inputs: []job.Input{}, Fingerprint: "x", Cost: 6}
+			UserID: fresh.ID, Tier: ledger.Tier1K, Params: map[string]string{}, Inputs: []job.Input{}, Fingerprint: "x", Cost: 6}
 		if _, _, err := a.DB.SubmitJob(context.Background(), ghost); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"studio/internal/errs"
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
@@ -27,32 +28,6 @@ const (
 
 // Terminal reports whether the status is final.
 func (s Status) Terminal() bool { return s == Done || s == Failed || s == Cancelled }
-
-// Tier is a quality tier; it decides the pixels and the price.
-type Tier string
-
-const (
-	Tier1K Tier = "1k"
-	Tier2K Tier = "2k"
-	Tier4K Tier = "4k"
-)
-
-// Tiers lists the tiers, smallest first.
-var Tiers = []Tier{Tier1K, Tier2K, Tier4K}
-
-// Valid reports whether t is a tier.
-func (t Tier) Valid() bool { return slices.Contains(Tiers, t) }
-
-// Pixels is the tier's long edge.
-func (t Tier) Pixels() int {
-	switch t {
-	case Tier2K:
-		return 2048
-	case Tier4K:
-		return 4096
-	}
-	return 1024
-}
 
 // Input is one role filled by a house asset.
 type Input struct {
@@ -74,7 +49,7 @@ type Job struct {
 
 	HouseID        string            `json:"-"`
 	UserID         string            `json:"-"`
-	Tier           Tier              `json:"-"`
+	Tier           ledger.Tier       `json:"-"`
 	Params         map[string]string `json:"-"`
 	Inputs         []Input           `json:"-"`
 	RetryOfJobID   string            `json:"-"`
@@ -148,7 +123,7 @@ func IsRole(tool, name string) bool {
 
 // Fingerprint identifies a request for idempotency: the tool, the tier,
 // the inputs (by the digest of their bytes or their asset id) and the params.
-func Fingerprint(tool string, tier Tier, inputs []string, params map[string]string) string {
+func Fingerprint(tool string, tier ledger.Tier, inputs []string, params map[string]string) string {
 	h := sha256.New()
 	write := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
 	write(tool)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
@@ -50,7 +51,7 @@ func (r *Run) Jobs() []Job { return r.jobs }
 func (r *Run) Active() bool { return r.State == "queued" || r.State == "developing" }
 
 // PriceFunc prices a tool at a tier; ok is false when the price is unknown.
-type PriceFunc func(tool string, tier Tier) (tokens int64, ok bool)
+type PriceFunc func(tool string, tier ledger.Tier) (tokens int64, ok bool)
 
 // Group derives runs from a house's jobs: params.runId first, else the
 // look and stage of a lookbook develop, else same-tool jobs each created

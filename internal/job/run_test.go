@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
@@ -11,7 +12,7 @@ func TestGroup(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	at := func(min int) ts.Time { return ts.Of(t0.Add(time.Duration(min) * time.Minute)) }
 	done := func(min int) *ts.Time { v := at(min); return &v }
-	price := func(tool string, tier Tier) (int64, bool) {
+	price := func(tool string, tier ledger.Tier) (int64, bool) {
 		if tool == "mystery" {
 			return 0, false
 		}

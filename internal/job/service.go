@@ -12,6 +12,7 @@ import (
 
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
@@ -77,7 +78,7 @@ type Upload struct {
 // SubmitRequest commissions one frame.
 type SubmitRequest struct {
 	Tool           string
-	Tier           Tier
+	Tier           ledger.Tier
 	Inputs         []Input  // existing house assets by role
 	Uploads        []Upload // bytes by role (HTTP multipart)
 	Params         map[string]string
@@ -102,8 +103,8 @@ type Capability struct {
 
 // TierPrice is a tool's price at one resolution.
 type TierPrice struct {
-	Resolution Tier  `json:"resolution"`
-	Tokens     int64 `json:"tokens"`
+	Resolution ledger.Tier `json:"resolution"`
+	Tokens     int64       `json:"tokens"`
 }
 
 // Capabilities lists the tools the engines can perform with their live prices.
@@ -114,7 +115,7 @@ func (s *Service) Capabilities() []Capability {
 			continue
 		}
 		c := Capability{Tool: tool, Prices: []TierPrice{}}
-		for _, t := range Tiers {
+		for _, t := range ledger.Tiers {
 			if p, ok := s.price(tool, t); ok {
 				c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: p})
 			}
@@ -131,7 +132,7 @@ func (s *Service) validate(in *SubmitRequest) error {
 		return errs.With(ErrUnknownTool, "legal", SubmitTools())
 	}
 	if in.Tier == "" {
-		in.Tier = Tier1K
+		in.Tier = ledger.Tier1K
 	}
 	if !in.Tier.Valid() {
 		return ErrBadQuality

@@ -6,7 +6,8 @@ import (
 	"studio/internal/ts"
 )
 
-// Tier is a quality tier: it sets a develop's long edge and its price.
+// Tier is a quality tier (SPEC §8): it sets a develop's long edge and its
+// price. It is the one tier type: jobs, looks, engines and prices all use it.
 type Tier string
 
 const (
@@ -17,6 +18,23 @@ const (
 
 // Tiers lists the tiers, cheapest first.
 var Tiers = []Tier{Tier1K, Tier2K, Tier4K}
+
+// Pixels is the tier's long edge in pixels: 1024, 2048 or 4096; 0 for an
+// unknown tier.
+func (t Tier) Pixels() int {
+	switch t {
+	case Tier1K:
+		return 1024
+	case Tier2K:
+		return 2048
+	case Tier4K:
+		return 4096
+	}
+	return 0
+}
+
+// Valid reports whether t is one of the known tiers.
+func (t Tier) Valid() bool { return t.Pixels() > 0 }
 
 // Enum lists the tiers for the OpenAPI document.
 func (Tier) Enum() []any { return []any{Tier1K, Tier2K, Tier4K} }

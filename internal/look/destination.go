@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"studio/internal/errs"
-	"studio/internal/job"
+	"studio/internal/ledger"
 )
 
 // Output is an output destination on the wire (SPEC §2): a named place, or
@@ -137,19 +137,19 @@ func (o Output) Parse() (Destination, error) {
 }
 
 // nextTier is the tier a restoration pass upscales to; 4k stays 4k.
-func nextTier(t job.Tier) job.Tier {
+func nextTier(t ledger.Tier) ledger.Tier {
 	switch t {
-	case job.Tier1K:
-		return job.Tier2K
+	case ledger.Tier1K:
+		return ledger.Tier2K
 	}
-	return job.Tier4K
+	return ledger.Tier4K
 }
 
 // Restoration decides whether a frame for d at tier t needs a restoration
 // pass: when the destination's long edge exceeds the tier's pixels. Beyond
 // twice the tier's pixels it answers QUALITY_TOO_LOW_FOR_OUTPUT with a
 // plain-language detail naming the smallest tier that would do.
-func Restoration(d Destination, t job.Tier) (bool, error) {
+func Restoration(d Destination, t ledger.Tier) (bool, error) {
 	px := t.Pixels()
 	long := d.LongEdge()
 	if long <= px {
@@ -161,7 +161,7 @@ func Restoration(d Destination, t job.Tier) (bool, error) {
 	detail := fmt.Sprintf("%s is %d x %d pixels; a %s frame is %d pixels on its long edge and can be restored to at most %d.",
 		d.Name, d.Width, d.Height, t, px, 2*px)
 	least := ""
-	for _, c := range job.Tiers {
+	for _, c := range ledger.Tiers {
 		if 2*c.Pixels() >= long {
 			least = string(c)
 			break

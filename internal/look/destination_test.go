@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"studio/internal/errs"
-	"studio/internal/job"
+	"studio/internal/ledger"
 )
 
 func TestParseOutput(t *testing.T) {
@@ -54,17 +54,17 @@ func TestRestoration(t *testing.T) {
 	d := func(w, h int) Destination { return Destination{"custom", w, h} }
 	tests := []struct {
 		d       Destination
-		tier    job.Tier
+		tier    ledger.Tier
 		restore bool
 		tooLow  bool
 	}{
-		{d(1024, 1024), job.Tier1K, false, false},
-		{d(1025, 64), job.Tier1K, true, false},
-		{d(2048, 64), job.Tier1K, true, false},
-		{d(64, 2049), job.Tier1K, false, true},
-		{d(2480, 3508), job.Tier2K, true, false},
-		{d(8192, 100), job.Tier4K, true, false},
-		{d(4096, 4096), job.Tier4K, false, false},
+		{d(1024, 1024), ledger.Tier1K, false, false},
+		{d(1025, 64), ledger.Tier1K, true, false},
+		{d(2048, 64), ledger.Tier1K, true, false},
+		{d(64, 2049), ledger.Tier1K, false, true},
+		{d(2480, 3508), ledger.Tier2K, true, false},
+		{d(8192, 100), ledger.Tier4K, true, false},
+		{d(4096, 4096), ledger.Tier4K, false, false},
 	}
 	for _, tt := range tests {
 		restore, err := Restoration(tt.d, tt.tier)

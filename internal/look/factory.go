@@ -8,7 +8,7 @@ import (
 
 	"studio/internal/auth"
 	"studio/internal/errs"
-	"studio/internal/job"
+	"studio/internal/ledger"
 )
 
 // maxPlanAssets caps the pieces a plan reads.
@@ -31,11 +31,11 @@ type ProposedLook struct {
 
 // Cost is what a factory batch would hold, frame by frame.
 type Cost struct {
-	PerFrame      int64    `json:"perFrame" description:"Tokens one frame holds at the quality (the default destination needs no restoration)."`
-	FramesPerLook int      `json:"framesPerLook" description:"The lock develop plus one frame per variation key."`
-	Frames        int      `json:"frames"`
-	Total         int64    `json:"total"`
-	Quality       job.Tier `json:"quality" enum:"1k,2k,4k"`
+	PerFrame      int64       `json:"perFrame" description:"Tokens one frame holds at the quality (the default destination needs no restoration)."`
+	FramesPerLook int         `json:"framesPerLook" description:"The lock develop plus one frame per variation key."`
+	Frames        int         `json:"frames"`
+	Total         int64       `json:"total"`
+	Quality       ledger.Tier `json:"quality" enum:"1k,2k,4k"`
 }
 
 // Plan is the factory's proposal; it reads only.
@@ -167,7 +167,7 @@ type RunRequest struct {
 // RunResult is the answer to a factory run.
 type RunResult struct {
 	BatchID string       `json:"batchId"`
-	Quality job.Tier     `json:"quality" enum:"1k,2k,4k"`
+	Quality ledger.Tier  `json:"quality" enum:"1k,2k,4k"`
 	Looks   []RunCreated `json:"looks"`
 }
 

@@ -7,22 +7,23 @@ import (
 	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
 // StandingPreset is what a house's new looks start from (SPEC §2).
 type StandingPreset struct {
-	ModelAssetID  *string    `json:"modelAssetId"`
-	Background    Background `json:"background"`
-	Aesthetic     string     `json:"aesthetic" enum:"editorial,minimal,street,studio,romantic,noir"`
-	VariationKeys []string   `json:"variationKeys"`
-	Quality       job.Tier   `json:"quality" enum:"1k,2k,4k"`
+	ModelAssetID  *string     `json:"modelAssetId"`
+	Background    Background  `json:"background"`
+	Aesthetic     string      `json:"aesthetic" enum:"editorial,minimal,street,studio,romantic,noir"`
+	VariationKeys []string    `json:"variationKeys"`
+	Quality       ledger.Tier `json:"quality" enum:"1k,2k,4k"`
 }
 
 // DefaultPreset is the preset of a house that never saved one.
 func DefaultPreset() StandingPreset {
 	return StandingPreset{Background: Background{Kind: "preset", Value: "studio-white"}, Aesthetic: "editorial",
-		VariationKeys: []string{}, Quality: job.Tier1K}
+		VariationKeys: []string{}, Quality: ledger.Tier1K}
 }
 
 // PresetRequest is the body of POST /api/toolkit/presets.

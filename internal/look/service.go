@@ -75,7 +75,7 @@ type Store interface {
 }
 
 // PriceFunc prices a develop of tool at a tier.
-type PriceFunc func(tool string, tier job.Tier) int64
+type PriceFunc func(tool string, tier ledger.Tier) int64
 
 // Service runs the lookbook use cases.
 type Service struct {
@@ -98,12 +98,9 @@ func canEdit(p auth.Principal) error {
 }
 
 // parseTier reads a quality; "" is 1k.
-func parseTier(q string) (job.Tier, error) {
-	if q == "" {
-		return job.Tier1K, nil
-	}
-	t := job.Tier(q)
-	if !t.Valid() {
+func parseTier(q string) (ledger.Tier, error) {
+	t, ok := ledger.ParseTier(q)
+	if !ok {
 		return "", ErrBadQuality
 	}
 	return t, nil
@@ -282,7 +279,7 @@ type Receipt struct {
 
 // frameCost prices one look frame: the lookbook price at the tier plus a
 // restoration pass when the destination needs one.
-func (s *Service) frameCost(t job.Tier, restore bool) int64 {
+func (s *Service) frameCost(t ledger.Tier, restore bool) int64 {
 	c := s.price(Tool, t)
 	if restore {
 		c += s.price("upscale", nextTier(t))
@@ -292,7 +289,7 @@ func (s *Service) frameCost(t job.Tier, restore bool) int64 {
 
 // shot is what every frame of one request shares.
 type shot struct {
-	tier    job.Tier
+	tier    ledger.Tier
 	dest    Destination
 	restore bool
 	key     string // the request's idempotency key

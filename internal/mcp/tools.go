@@ -240,7 +240,7 @@ func startDevelop(s *Server, ctx context.Context, p auth.Principal, raw json.Raw
 	}
 	req := job.SubmitRequest{
 		Tool:           strings.TrimSpace(in.Tool),
-		Tier:           job.Tier(strings.TrimSpace(in.Quality)),
+		Tier:           ledger.Tier(strings.TrimSpace(in.Quality)),
 		Params:         params,
 		IdempotencyKey: strings.TrimSpace(in.IdempotencyKey),
 	}

@@ -38,7 +38,7 @@ func BenchmarkJobs(b *testing.B) {
 			}
 			submit := func() error {
 				j := job.Job{ID: uuid.Must(uuid.NewV7()).String(), Tool: "upscale", Status: job.Queued, HouseID: house, UserID: user,
-					Tier: job.Tier1K, Params: map[string]string{}, Inputs: []job.Input{}, Fingerprint: "f", Cost: 2, CreatedAt: ts.Of(time.Now())}
+					Tier: ledger.Tier1K, Params: map[string]string{}, Inputs: []job.Input{}, Fingerprint: "f", Cost: 2, CreatedAt: ts.Of(time.Now())}
 				_, _, err := db.SubmitJob(ctx, j)
 				return err
 			}

@@ -23,7 +23,7 @@ func lookJobs(db *DB, house, user, lookID string, n int, cost int64) []look.Look
 	for i := range out {
 		id := uuid.Must(uuid.NewV7()).String()
 		out[i] = look.LookJob{Stage: look.StageVariation, Key: "front", Job: job.Job{ID: id, Tool: look.Tool, Status: job.Queued,
-			HouseID: house, UserID: user, Tier: job.Tier1K, Params: map[string]string{"lookId": lookID}, Inputs: []job.Input{},
+			HouseID: house, UserID: user, Tier: ledger.Tier1K, Params: map[string]string{"lookId": lookID}, Inputs: []job.Input{},
 			IdempotencyKey: "k-" + id, Fingerprint: "f", Cost: cost, CreatedAt: ts.Of(db.now())}}
 	}
 	return out

@@ -248,7 +248,7 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, engine.InputError(j.Tool, "the inputs could not be found", err)
 	}
-	req := engine.Request{Tool: j.Tool, Params: j.Params, Tier: engine.Tier(j.Tier)}
+	req := engine.Request{Tool: j.Tool, Params: j.Params, Tier: j.Tier}
 	for i, in := range j.Inputs {
 		data, err := p.read(ctx, keys[i])
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/ledger"
 )
 
 const testKey = "test-key-123"
@@ -278,7 +279,7 @@ func TestTools(t *testing.T) {
 	if e.Name() != "fal" {
 		t.Error(e.Name())
 	}
-	_, err := e.Run(context.Background(), engine.Request{Tool: "prompt-enhancer", Tier: engine.Tier1K})
+	_, err := e.Run(context.Background(), engine.Request{Tool: "prompt-enhancer", Tier: ledger.Tier1K})
 	if !errors.Is(err, engine.ErrUnsupported) {
 		t.Errorf("err = %v, want ErrUnsupported", err)
 	}
@@ -305,7 +306,7 @@ func TestNew(t *testing.T) {
 func TestQueueProtocol(t *testing.T) {
 	q := newFakeQueue(t)
 	src := jpegOf(t, 400, 300)
-	res, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier2K, Inputs: []engine.Input{in("image", src)}})
+	res, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", src)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestToolInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newFakeQueue(t)
-			tt.r.Tier = engine.Tier1K
+			tt.r.Tier = ledger.Tier1K
 			res, err := q.engine(t).Run(context.Background(), tt.r)
 			if err != nil {
 				t.Fatal(err)
@@ -451,7 +452,7 @@ func keys(m map[string]any) []string {
 func TestTryonChainsGarments(t *testing.T) {
 	q := newFakeQueue(t)
 	img := jpegOf(t, 200, 300)
-	_, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "tryon", Tier: engine.Tier1K,
+	_, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("model", img), in("garment", jpegOf(t, 100, 100)), in("garment", jpegOf(t, 120, 100))}})
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +472,7 @@ func TestVideo(t *testing.T) {
 			return map[string]any{"video": map[string]any{"url": q.cdn.URL + "/" + id + ".mp4", "content_type": "video/mp4"}}
 		}}
 	}
-	res, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "lookbook-video", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 200, 300))}})
+	res, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "lookbook-video", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 200, 300))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +507,7 @@ func TestProviderFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newFakeQueue(t)
 			q.behaviour = func(string, map[string]any) behaviour { return tt.b }
-			_, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", img)}})
+			_, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", img)}})
 			if !engine.IsProvider(err) {
 				t.Fatalf("err = %v, want a provider fault", err)
 			}
@@ -518,14 +519,14 @@ func TestProviderFaults(t *testing.T) {
 	t.Run("a wrong key", func(t *testing.T) {
 		q := newFakeQueue(t)
 		e, _ := fal.New("wrong", q.srv.URL)
-		_, err := e.Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", img)}})
+		_, err := e.Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", img)}})
 		if !engine.IsProvider(err) || !strings.Contains(err.Error(), "401") {
 			t.Fatalf("err = %v, want a provider fault naming 401", err)
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
 		e, _ := fal.New(testKey, "http://127.0.0.1:1")
-		_, err := e.Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", img)}})
+		_, err := e.Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", img)}})
 		if !engine.IsProvider(err) {
 			t.Fatalf("err = %v, want a provider fault", err)
 		}
@@ -535,7 +536,7 @@ func TestProviderFaults(t *testing.T) {
 func TestTransientStatusErrorsAreRetried(t *testing.T) {
 	q := newFakeQueue(t)
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{statusErrs: 2} }
-	if _, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
+	if _, err := q.engine(t).Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
 		t.Fatalf("two 500s on status then success: %v", err)
 	}
 }
@@ -554,7 +555,7 @@ func TestInputFaultsSpendNothing(t *testing.T) {
 	}
 	for i, r := range tests {
 		if r.Tier == "" {
-			r.Tier = engine.Tier1K
+			r.Tier = ledger.Tier1K
 		}
 		if _, err := e.Run(context.Background(), r); !engine.IsInput(err) {
 			t.Errorf("%d %s: err = %v, want an input fault", i, r.Tool, err)
@@ -575,7 +576,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := q.engine(t).Run(ctx, engine.Request{Tool: "iron", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
+		_, err := q.engine(t).Run(ctx, engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
 		done <- err
 	}()
 	// Let it poll a few times, then cancel.
@@ -609,7 +610,7 @@ func TestDeadline(t *testing.T) {
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{statuses: []string{"IN_QUEUE"}} }
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
 	defer cancel()
-	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
+	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
@@ -626,7 +627,7 @@ func TestSubpathModelURLs(t *testing.T) {
 	q := newFakeQueue(t)
 	e := q.engine(t, fal.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{output: imageOutput} }
-	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
+	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
 		t.Fatal(err)
 	}
 	if q.submits[0].model != "fal-ai/flux-pro/kontext/max" {
@@ -641,7 +642,7 @@ func TestForeignQueueURLsAreNotFollowed(t *testing.T) {
 	q.foreign = true
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{output: imageOutput} }
 	e := q.engine(t, fal.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
-	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
+	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := q.polls[q.submits[0].id]; n != 4 {
@@ -653,7 +654,7 @@ func TestCancelledBeforeSubmit(t *testing.T) {
 	q := newFakeQueue(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
+	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
 	if !errors.Is(err, context.Canceled) || engine.IsProvider(err) {
 		t.Fatalf("err = %v, want context.Canceled and no provider fault", err)
 	}

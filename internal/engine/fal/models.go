@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"studio/internal/engine"
+	"studio/internal/ledger"
 )
 
 // DefaultModels maps each tool to the fal model id that performs it. It is
@@ -119,7 +120,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 				prompt = "The same person as a full-length fashion model on a plain studio background, same face and build."
 			}
 		} else {
-			w, h := engine.Canvas(engine.Tier1K, targetOrSquare(r))
+			w, h := engine.Canvas(ledger.Tier1K, targetOrSquare(r))
 			in["image_size"] = map[string]int{"width": w, "height": h}
 			in["num_images"] = 1
 		}

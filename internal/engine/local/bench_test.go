@@ -9,6 +9,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/local"
+	"studio/internal/ledger"
 )
 
 // BenchmarkTools2K runs each local tool at 2k from a 1600 px input:
@@ -38,7 +39,7 @@ func BenchmarkTools2K(b *testing.B) {
 	}
 	l := local.New()
 	for _, r := range reqs {
-		r.Tier = engine.Tier2K
+		r.Tier = ledger.Tier2K
 		b.Run(r.Tool, func(b *testing.B) {
 			cpu := cpuClock()
 			for b.Loop() {
@@ -66,7 +67,7 @@ func BenchmarkTools4K(b *testing.B) {
 	}
 	l := local.New()
 	for _, r := range reqs {
-		r.Tier = engine.Tier4K
+		r.Tier = ledger.Tier4K
 		b.Run(r.Tool, func(b *testing.B) {
 			cpu := cpuClock()
 			for b.Loop() {

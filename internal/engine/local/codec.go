@@ -14,6 +14,7 @@ import (
 	_ "golang.org/x/image/webp" // registers the WebP decoder; WebP is never encoded here
 
 	"studio/internal/engine"
+	"studio/internal/ledger"
 )
 
 // MaxInputPixels is the largest input decoded: DECISIONS §1 refuses images
@@ -112,7 +113,7 @@ func frameAspect(s *engine.Shape, w, h int) engine.Aspect {
 // differ, the canvas is extended around it (edge extension on plain borders,
 // a blurred fill otherwise; transparent when alpha is true). The result is
 // JPEG at quality 90, or PNG with alpha when alpha is true.
-func Finish(img image.Image, t engine.Tier, s *engine.Shape, alpha bool) (engine.Result, error) {
+func Finish(img image.Image, t ledger.Tier, s *engine.Shape, alpha bool) (engine.Result, error) {
 	if !t.Valid() {
 		return engine.Result{}, engine.InputError("", fmt.Sprintf("Unknown quality %q.", t), nil)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/local"
+	"studio/internal/ledger"
 )
 
 // FuzzDecode feeds arbitrary bytes to the input decoder: it must never
@@ -60,7 +61,7 @@ func FuzzValidate(f *testing.F) {
 		if !l.Can(tool) {
 			return
 		}
-		r := engine.Request{Tool: tool, Tier: engine.Tier1K, Params: map[string]string{key: value},
+		r := engine.Request{Tool: tool, Tier: ledger.Tier1K, Params: map[string]string{key: value},
 			Inputs: []engine.Input{in("image", img)}}
 		if err := engine.Validate(r); err != nil && !engine.IsInput(err) {
 			t.Fatalf("Validate: %v", err)
@@ -84,7 +85,7 @@ func TestDecodeWebP(t *testing.T) {
 		t.Fatalf("Probe = %q, %v", mime, err)
 	}
 	// And a WebP input runs through a tool.
-	res, err := local.New().Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", webpLossless1x1)}})
+	res, err := local.New().Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", webpLossless1x1)}})
 	if err != nil || res.Width != 1024 {
 		t.Fatalf("upscale of a WebP: %v, %dx%d", err, res.Width, res.Height)
 	}

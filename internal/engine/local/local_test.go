@@ -16,6 +16,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/local"
+	"studio/internal/ledger"
 )
 
 var dumpDir = flag.String("dump", "", "write every local result into this folder, to look at")
@@ -70,7 +71,7 @@ func TestLocalTools(t *testing.T) {
 		if l.Can(tool) {
 			t.Errorf("Can(%q) = true", tool)
 		}
-		_, err := l.Run(context.Background(), engine.Request{Tool: tool, Tier: engine.Tier1K,
+		_, err := l.Run(context.Background(), engine.Request{Tool: tool, Tier: ledger.Tier1K,
 			Inputs: []engine.Input{in("image", encJPEG(t, productImage(64, 64)))}})
 		if !errors.Is(err, engine.ErrUnsupported) {
 			t.Errorf("Run(%q) = %v, want ErrUnsupported", tool, err)
@@ -104,15 +105,15 @@ func TestShapesAndTiers(t *testing.T) {
 		"tryon":             {Inputs: []engine.Input{in("model", model), in("garment", garment)}},
 	}
 	type frame struct {
-		tier  engine.Tier
+		tier  ledger.Tier
 		shape *engine.Shape
 	}
 	frames := []frame{
-		{engine.Tier1K, nil},
-		{engine.Tier1K, &engine.Shape{Width: 1080, Height: 1920}},
-		{engine.Tier1K, &engine.Shape{Width: 2400, Height: 800}},
-		{engine.Tier2K, nil},
-		{engine.Tier2K, &engine.Shape{Width: 1024, Height: 1024}},
+		{ledger.Tier1K, nil},
+		{ledger.Tier1K, &engine.Shape{Width: 1080, Height: 1920}},
+		{ledger.Tier1K, &engine.Shape{Width: 2400, Height: 800}},
+		{ledger.Tier2K, nil},
+		{ledger.Tier2K, &engine.Shape{Width: 1024, Height: 1024}},
 	}
 	switch {
 	case raceEnabled:
@@ -150,7 +151,7 @@ func shapeName(s *engine.Shape) string {
 
 func TestUpscale(t *testing.T) {
 	src := productImage(300, 200)
-	_, img := run(t, engine.Request{Tool: "upscale", Tier: engine.Tier2K, Inputs: []engine.Input{in("image", encJPEG(t, src))}})
+	_, img := run(t, engine.Request{Tool: "upscale", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", encJPEG(t, src))}})
 	if b := img.Bounds(); b.Dx() != 2048 || b.Dy() != 1365 {
 		t.Fatalf("upscaled to %v, want 2048x1365", b.Size())
 	}
@@ -160,7 +161,7 @@ func TestUpscale(t *testing.T) {
 		t.Errorf("label colour %v is %.0f away from %v", got, d, productBlue)
 	}
 	// Downscale to a smaller tier works too.
-	_, small := run(t, engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, productImage(2000, 1500)))}})
+	_, small := run(t, engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, productImage(2000, 1500)))}})
 	if b := small.Bounds(); b.Dx() != 1024 || b.Dy() != 768 {
 		t.Fatalf("downscaled to %v, want 1024x768", b.Size())
 	}
@@ -181,7 +182,7 @@ func TestReframe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, img := run(t, engine.Request{Tool: "reframe", Tier: engine.Tier1K, Shape: tt.shape,
+			res, img := run(t, engine.Request{Tool: "reframe", Tier: ledger.Tier1K, Shape: tt.shape,
 				Params: tt.params, Inputs: []engine.Input{in("image", src)}})
 			if res.Width != tt.w || res.Height != tt.h {
 				t.Fatalf("size %dx%d, want %dx%d", res.Width, res.Height, tt.w, tt.h)
@@ -218,7 +219,7 @@ func TestPackshot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := engine.Request{Tool: "packshot", Tier: engine.Tier1K, Shape: tt.shape, Params: tt.params,
+			r := engine.Request{Tool: "packshot", Tier: ledger.Tier1K, Shape: tt.shape, Params: tt.params,
 				Inputs: append([]engine.Input{in("image", src)}, tt.inputs...)}
 			res, img := run(t, r)
 			if tt.shape == nil && tt.params["aspect"] == "" && res.Width != res.Height {
@@ -252,7 +253,7 @@ func TestPackshot(t *testing.T) {
 }
 
 func TestRemoveBackground(t *testing.T) {
-	res, img := run(t, engine.Request{Tool: "remove-background", Tier: engine.Tier1K,
+	res, img := run(t, engine.Request{Tool: "remove-background", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("image", encJPEG(t, productImage(800, 600)))}})
 	if res.Mime != "image/png" {
 		t.Fatalf("Mime %s, want image/png", res.Mime)
@@ -270,7 +271,7 @@ func TestRemoveBackground(t *testing.T) {
 		}
 	}
 	// A wider shape extends the canvas with transparency.
-	_, wide := run(t, engine.Request{Tool: "remove-background", Tier: engine.Tier1K, Shape: &engine.Shape{Width: 1920, Height: 1080},
+	_, wide := run(t, engine.Request{Tool: "remove-background", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1920, Height: 1080},
 		Inputs: []engine.Input{in("image", encJPEG(t, productImage(800, 600)))}})
 	if a := color.NRGBAModel.Convert(wide.At(5, wide.Bounds().Dy()/2)).(color.NRGBA).A; a != 0 {
 		t.Errorf("extended edge alpha %d, want 0", a)
@@ -282,7 +283,7 @@ func TestCameraLens(t *testing.T) {
 	corners := map[string]float64{}
 	for _, lens := range []string{"24mm", "135mm", "macro", ""} {
 		t.Run("lens "+lens, func(t *testing.T) {
-			_, img := run(t, engine.Request{Tool: "camera-lens", Tier: engine.Tier1K, Params: map[string]string{"lens": lens},
+			_, img := run(t, engine.Request{Tool: "camera-lens", Tier: ledger.Tier1K, Params: map[string]string{"lens": lens},
 				Inputs: []engine.Input{in("image", model)}})
 			// Vignette: corners darker than the backdrop next to the subject.
 			corner := meanRGB(img, rel(img, 0, 0, 0.05, 0.05))
@@ -323,7 +324,7 @@ func TestCameraLens(t *testing.T) {
 			stripes.SetNRGBA(x, y, color.NRGBA{R: v, G: v, B: v, A: 255})
 		}
 	}
-	_, img := run(t, engine.Request{Tool: "camera-lens", Tier: engine.Tier1K, Params: map[string]string{"lens": "135mm"},
+	_, img := run(t, engine.Request{Tool: "camera-lens", Tier: ledger.Tier1K, Params: map[string]string{"lens": "135mm"},
 		Inputs: []engine.Input{in("image", encPNG(t, stripes))}})
 	contrast := func(r image.Rectangle) float64 {
 		var s float64
@@ -346,7 +347,7 @@ func TestCameraLens(t *testing.T) {
 func TestHarmonize(t *testing.T) {
 	subject := modelImage(700)
 	scene := sceneImage(800, 1000)
-	_, img := run(t, engine.Request{Tool: "harmonize", Tier: engine.Tier1K,
+	_, img := run(t, engine.Request{Tool: "harmonize", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("image", encJPEG(t, subject)), in("background", encJPEG(t, scene))}})
 	// The composite is the scene's size ratio (4:5), the subject is in the middle.
 	if b := img.Bounds(); b.Dx() != 819 || b.Dy() != 1024 {
@@ -367,7 +368,7 @@ func TestHarmonize(t *testing.T) {
 
 func TestIron(t *testing.T) {
 	model := modelImage(800)
-	_, img := run(t, engine.Request{Tool: "iron", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, model))}})
+	_, img := run(t, engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, model))}})
 	// Wrinkle shading across the shirt (rows vary sinusoidally) is reduced.
 	rowVar := func(img image.Image, r image.Rectangle) float64 {
 		var vals []float64
@@ -401,7 +402,7 @@ func TestCleanup(t *testing.T) {
 	blotch := image.Rect(250, 150, 330, 210)
 	fill(blotched, blotch, color.NRGBA{R: 20, G: 20, B: 20, A: 255})
 	mask := maskImage(600, 400, blotch.Inset(-3))
-	_, img := run(t, engine.Request{Tool: "cleanup", Tier: engine.Tier1K,
+	_, img := run(t, engine.Request{Tool: "cleanup", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("image", encPNG(t, blotched)), in("mask", encPNG(t, mask))}})
 	// Compare in the result's frame: 1024x683.
 	s := float64(img.Bounds().Dx()) / 600
@@ -429,7 +430,7 @@ func TestColorChange(t *testing.T) {
 			if withMask {
 				inputs = append(inputs, in("mask", encPNG(t, mask)))
 			}
-			_, img := run(t, engine.Request{Tool: "color-change", Tier: engine.Tier1K,
+			_, img := run(t, engine.Request{Tool: "color-change", Tier: ledger.Tier1K,
 				Params: map[string]string{"color": "#1e8c3c"}, Inputs: inputs})
 			// The garment's red body moves to the target hue.
 			body := meanRGB(img, rel(img, 0.28, 0.28, 0.36, 0.36))
@@ -454,7 +455,7 @@ func TestColorChange(t *testing.T) {
 func TestFitAdjust(t *testing.T) {
 	model := encJPEG(t, modelImage(800))
 	width := func(fit string) int {
-		_, img := run(t, engine.Request{Tool: "fit-adjust", Tier: engine.Tier1K, Params: map[string]string{"fit": fit},
+		_, img := run(t, engine.Request{Tool: "fit-adjust", Tier: ledger.Tier1K, Params: map[string]string{"fit": fit},
 			Inputs: []engine.Input{in("image", model)}})
 		// The shirt's width on the row 35% down: the dark-blue span.
 		y := img.Bounds().Dy() * 35 / 100
@@ -479,7 +480,7 @@ func TestFitAdjust(t *testing.T) {
 func TestTryon(t *testing.T) {
 	model := encJPEG(t, modelImage(800))
 	garment := encPNG(t, garmentImage(400))
-	_, img := run(t, engine.Request{Tool: "tryon", Tier: engine.Tier1K,
+	_, img := run(t, engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("model", model), in("garment", garment)}})
 	// The chest is now the garment's red, the head and the legs are the model's.
 	chest := meanRGB(img, rel(img, 0.45, 0.3, 0.55, 0.4))
@@ -496,7 +497,7 @@ func TestTryon(t *testing.T) {
 	trousers := image.NewNRGBA(image.Rect(0, 0, 200, 500))
 	fill(trousers, trousers.Rect, color.NRGBA{R: 250, G: 250, B: 250, A: 255})
 	fill(trousers, image.Rect(40, 20, 160, 480), color.NRGBA{R: 230, G: 200, B: 60, A: 255})
-	_, two := run(t, engine.Request{Tool: "tryon", Tier: engine.Tier1K,
+	_, two := run(t, engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("model", model), in("garment", garment), in("garment", encPNG(t, trousers))}})
 	legs := meanRGB(two, rel(two, 0.4, 0.75, 0.6, 0.85))
 	if legs[0] < 150 || legs[2] > 120 {
@@ -540,7 +541,7 @@ func TestInputFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.r.Tier == "" {
-				tt.r.Tier = engine.Tier1K
+				tt.r.Tier = ledger.Tier1K
 			}
 			_, err := l.Run(context.Background(), tt.r)
 			if !engine.IsInput(err) {
@@ -566,7 +567,7 @@ func TestInputFaults(t *testing.T) {
 func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := local.New().Run(ctx, engine.Request{Tool: "upscale", Tier: engine.Tier1K,
+	_, err := local.New().Run(ctx, engine.Request{Tool: "upscale", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("image", encJPEG(t, productImage(100, 100)))}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -574,7 +575,7 @@ func TestContextCancelled(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	r := engine.Request{Tool: "cleanup", Tier: engine.Tier1K, Inputs: []engine.Input{
+	r := engine.Request{Tool: "cleanup", Tier: ledger.Tier1K, Inputs: []engine.Input{
 		in("image", encJPEG(t, gradientImage(300, 200))), in("mask", encPNG(t, maskImage(300, 200, image.Rect(100, 50, 150, 120))))}}
 	a, err := local.New().Run(context.Background(), r)
 	if err != nil {
@@ -593,7 +594,7 @@ func TestTransparentInput(t *testing.T) {
 	// A cut-out PNG uses its own alpha as the matte.
 	img := image.NewNRGBA(image.Rect(0, 0, 300, 300))
 	fill(img, image.Rect(100, 80, 200, 220), productRed)
-	res, out := run(t, engine.Request{Tool: "remove-background", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", encPNG(t, img))}})
+	res, out := run(t, engine.Request{Tool: "remove-background", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encPNG(t, img))}})
 	if res.Mime != "image/png" {
 		t.Fatal(res.Mime)
 	}
@@ -604,7 +605,7 @@ func TestTransparentInput(t *testing.T) {
 		t.Errorf("centre alpha %d", a)
 	}
 	// Flattened onto white for JPEG tools.
-	_, up := run(t, engine.Request{Tool: "upscale", Tier: engine.Tier1K, Inputs: []engine.Input{in("image", encPNG(t, img))}})
+	_, up := run(t, engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encPNG(t, img))}})
 	if c := meanRGB(up, image.Rect(0, 0, 20, 20)); c[0] < 250 || c[1] < 250 {
 		t.Errorf("transparent area became %v, want white", c)
 	}
@@ -709,7 +710,7 @@ func TestTinyInputs(t *testing.T) {
 	for _, size := range sizes {
 		img := encPNG(t, productImage(size.X, size.Y))
 		for _, tool := range l.Tools() {
-			r := engine.Request{Tool: tool, Tier: engine.Tier1K, Params: map[string]string{
+			r := engine.Request{Tool: tool, Tier: ledger.Tier1K, Params: map[string]string{
 				"aspect": "4:5", "color": "#336699", "fit": "loose", "lens": "35mm"}}
 			for _, role := range []string{"image", "background", "mask", "model", "garment"} {
 				r.Inputs = append(r.Inputs, in(role, img))

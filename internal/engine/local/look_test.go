@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"studio/internal/engine"
+	"studio/internal/ledger"
 )
 
 // lookFixture is a dark figure (or piece) on a light plain ground.
@@ -38,7 +39,7 @@ func TestLookbookTool(t *testing.T) {
 	model := lookFixture(t, 120, 240, color.NRGBA{R: 60, G: 50, B: 45, A: 255})
 	piece := lookFixture(t, 100, 100, color.NRGBA{R: 30, G: 60, B: 140, A: 255})
 	bag := lookFixture(t, 80, 80, color.NRGBA{R: 150, G: 40, B: 40, A: 255})
-	lock := engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Shape: &engine.Shape{Width: 1080, Height: 1350},
+	lock := engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1080, Height: 1350},
 		Inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: piece}, {Role: "item", Data: bag}},
 		Params: map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "lock"}}
 	res, err := eng.Run(context.Background(), lock)
@@ -68,7 +69,7 @@ func TestLookbookTool(t *testing.T) {
 		t.Errorf("a noir frame is not grey: %v", c)
 	}
 
-	variation := engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Shape: &engine.Shape{Width: 1024, Height: 1024},
+	variation := engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1024, Height: 1024},
 		Inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: piece}, {Role: "base", Data: res.Data}},
 		Params: map[string]string{"key": "close-up", "restore": "1"}}
 	res, err = eng.Run(context.Background(), variation)
@@ -79,10 +80,10 @@ func TestLookbookTool(t *testing.T) {
 		t.Errorf("a restored variation is %dx%d; want 2048x2048", res.Width, res.Height)
 	}
 
-	if _, err := eng.Run(context.Background(), engine.Request{Tool: "lookbook", Tier: engine.Tier1K, Inputs: []engine.Input{{Role: "item", Data: piece}}}); !engine.IsInput(err) {
+	if _, err := eng.Run(context.Background(), engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Inputs: []engine.Input{{Role: "item", Data: piece}}}); !engine.IsInput(err) {
 		t.Errorf("a look without a model: %v; want an input fault", err)
 	}
-	if _, err := NewLookbook().Run(context.Background(), engine.Request{Tool: "upscale", Tier: engine.Tier1K}); err == nil {
+	if _, err := NewLookbook().Run(context.Background(), engine.Request{Tool: "upscale", Tier: ledger.Tier1K}); err == nil {
 		t.Error("the lookbook engine ran upscale")
 	}
 }
