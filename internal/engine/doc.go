@@ -10,8 +10,8 @@
 //
 // A Request names a tool, its inputs by role (DECISIONS §5), string params, a
 // quality tier and an optional Shape (an output destination's width x height).
-// Every still result has its long edge at ledger.Tier.Pixels() (1024, 2048, 4096),
-// resampled up or down as needed. With a shape, the frame is composed for the
+// Every still result has its long edge at the tier's pixels (1024, 2048,
+// 4096), resampled up or down as needed. With a shape, the frame is composed for the
 // shape's aspect and developed at the tier's pixels, never resampled to the
 // shape's width x height. Results are JPEG at quality 90, except
 // remove-background (PNG with alpha). WebP inputs are decoded

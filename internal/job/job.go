@@ -29,6 +29,18 @@ const (
 // Terminal reports whether the status is final.
 func (s Status) Terminal() bool { return s == Done || s == Failed || s == Cancelled }
 
+// Frame is a developed frame ready to become an asset of the job's house:
+// the worker stores its bytes under BlobKey, then the store finishes the job
+// with it (asset row, hold posted, event) in one transaction.
+type Frame struct {
+	AssetID       string
+	BlobKey       string
+	Mime          string
+	Width, Height int
+	Size          int64
+	SHA256        string
+}
+
 // Input is one role filled by a house asset.
 type Input struct {
 	Role    string `json:"role"`

@@ -14,7 +14,6 @@ import (
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/ts"
-	"studio/internal/worker"
 )
 
 // nextSeq takes the house's next event sequence number. The counter row is
@@ -321,7 +320,7 @@ func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) (
 // Finish stores the developed frame as an asset of the house (tool set,
 // root folder), posts the job's hold, marks the job done and takes its
 // event, in one transaction. errLeaseLost when the worker no longer holds it.
-func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f worker.Frame) (job.Job, error) {
+func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error) {
 	var out job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		tool := j.Tool

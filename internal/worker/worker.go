@@ -22,16 +22,6 @@ import (
 	"studio/internal/job"
 )
 
-// Frame is a developed frame ready to become an asset.
-type Frame struct {
-	AssetID       string
-	BlobKey       string
-	Mime          string
-	Width, Height int
-	Size          int64
-	SHA256        string
-}
-
 // Store is what the worker needs from persistence.
 type Store interface {
 	Claim(ctx context.Context, worker string, leaseUntil time.Time) (job.Job, bool, error)
@@ -41,7 +31,7 @@ type Store interface {
 	InputKeys(ctx context.Context, house string, inputs []job.Input) ([]string, error)
 	// Finish stores the frame as an asset, posts the hold, marks the job
 	// done and takes its event, in one transaction.
-	Finish(ctx context.Context, j job.Job, worker string, f Frame) (job.Job, error)
+	Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error)
 	// Fail marks the job failed and voids its hold, in one transaction.
 	Fail(ctx context.Context, j job.Job, worker, reason string) (job.Job, error)
 	// Release returns a job this worker holds to the queue.
@@ -282,7 +272,7 @@ func shape(params map[string]string) (int, int) {
 // settle stores the frame's bytes, then the asset row, hold post and event
 // in one transaction. Bytes whose row never committed are removed.
 func (p *Pool) settle(ctx context.Context, worker string, j job.Job, res engine.Result) (job.Job, error) {
-	f := Frame{AssetID: uuid.Must(uuid.NewV7()).String(), Mime: res.Mime, Width: res.Width, Height: res.Height}
+	f := job.Frame{AssetID: uuid.Must(uuid.NewV7()).String(), Mime: res.Mime, Width: res.Width, Height: res.Height}
 	f.BlobKey = "assets/" + j.HouseID + "/" + f.AssetID
 	n, err := p.blobs.Put(ctx, f.BlobKey, bytesReader(res.Data))
 	if err != nil {
