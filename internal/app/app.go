@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 				p.Wake()
 			}
 		}
-		if relay, err = events.NewPGRelay(ctx, cfg.DatabaseURL, broker, log, events.RelayOptions{Fetch: fetchJobEvent(db), OnNotify: wake}); err != nil {
+		if relay, err = events.NewPGRelay(ctx, cfg.DatabaseURL, broker, log, events.RelayOptions{Fetch: job.MessageAt(db), OnNotify: wake}); err != nil {
 			return nil, errors.Join(err, db.Close(), blobs.Close())
 		}
 	}
@@ -118,11 +118,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if err != nil {
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
 	}
-	notes := notify.NewService(db, now) // before notify below shadows the package
-	notify := &jobEvents{broker: broker, relay: relay, db: db, log: log}
-	jobs := job.NewService(db, jobAssets{assets: assets, db: db, blobs: blobs, log: log}, eng, jobPrice(prices), notify, now)
-	packs := pack.NewService(db, blobs, &noteEvents{broker: broker, relay: relay, db: db, log: log}, pack.Options{Now: now, Log: log})
-	pool := worker.New(db, blobs, eng, notify, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Now: now})
+	pub := events.Publisher{Broker: broker, Relay: relay, DB: db.Pool(), Log: log}
+	announce := job.Announcer{Pub: pub, Log: log}
+	jobs := job.NewService(db, assets, eng, prices, announce, now)
+	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Now: now, Log: log})
+	pool := worker.New(db, blobs, eng, announce, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Now: now})
 	workers.Store(pool)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
@@ -137,9 +137,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Events:   broker,
 		Ledger:   ledger.NewService(db, prices, now),
 		Jobs:     jobs,
-		Looks:    look.NewService(db, func(tool string, t ledger.Tier) int64 { return prices.Tool(tool, t) }, notify, now),
+		Looks:    look.NewService(db, prices, announce, now),
 		Packs:    packs,
-		Notes:    notes,
+		Notes:    notify.NewService(db, now),
 		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)

@@ -39,6 +39,9 @@ type Store interface {
 	GroupAssets(ctx context.Context, house string, ids []string, group string) error
 	// CountAssets counts the live assets of the house among distinct ids.
 	CountAssets(ctx context.Context, house string, ids []string) (int, error)
+	// PurgeInputs removes the rows of assets a refused submit uploaded (no
+	// job refers to them) and returns their blob keys.
+	PurgeInputs(ctx context.Context, house string, ids []string) ([]string, error)
 
 	// ListFolders lists the house's folders, newest first.
 	ListFolders(ctx context.Context, house string) ([]Folder, error)

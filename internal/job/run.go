@@ -50,13 +50,11 @@ func (r *Run) Jobs() []Job { return r.jobs }
 // Active reports whether frames of the run are still queued or rendering.
 func (r *Run) Active() bool { return r.State == "queued" || r.State == "developing" }
 
-// PriceFunc prices a tool at a tier; ok is false when the price is unknown.
-type PriceFunc func(tool string, tier ledger.Tier) (tokens int64, ok bool)
-
 // Group derives runs from a house's jobs: params.runId first, else the
 // look and stage of a lookbook develop, else same-tool jobs each created
-// within RunGap of the previous one. Runs come back newest first.
-func Group(jobs []Job, price PriceFunc) []*Run {
+// within RunGap of the previous one. Runs come back newest first; each
+// run's againCost is priced at prices.
+func Group(jobs []Job, prices ledger.Prices) []*Run {
 	sorted := slices.Clone(jobs)
 	slices.SortStableFunc(sorted, func(a, b Job) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt.Time); c != 0 {
@@ -93,7 +91,7 @@ func Group(jobs []Job, price PriceFunc) []*Run {
 		r.last = j.CreatedAt.Time
 	}
 	for _, r := range runs {
-		r.derive(price)
+		r.derive(prices)
 	}
 	slices.SortStableFunc(runs, func(a, b *Run) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt.Time); c != 0 {
@@ -114,10 +112,9 @@ func runKey(j Job) (key, kind, stage, look string) {
 	return "", "", "", ""
 }
 
-func (r *Run) derive(price PriceFunc) {
+func (r *Run) derive(prices ledger.Prices) {
 	r.JobIDs = make([]string, 0, len(r.jobs))
 	var again int64
-	known := true
 	var finished time.Time
 	var thumb string
 	started := false
@@ -143,11 +140,7 @@ func (r *Run) derive(price PriceFunc) {
 		if j.FinishedAt != nil && j.FinishedAt.After(finished) {
 			finished = j.FinishedAt.Time
 		}
-		if p, ok := price(j.Tool, j.Tier); ok {
-			again += p
-		} else {
-			known = false
-		}
+		again += prices.Tool(j.Tool, j.Tier)
 	}
 	r.CreatedAt = r.jobs[0].CreatedAt
 	if r.Kind == "single" && len(r.jobs) > 1 {
@@ -172,9 +165,7 @@ func (r *Run) derive(price PriceFunc) {
 	if thumb != "" {
 		r.ThumbAssetID = &thumb
 	}
-	if known {
-		r.AgainCost = &again
-	}
+	r.AgainCost = &again // every tool has a price (a default), so never null
 	r.Title = title(r)
 }
 

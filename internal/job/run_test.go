@@ -12,12 +12,7 @@ func TestGroup(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	at := func(min int) ts.Time { return ts.Of(t0.Add(time.Duration(min) * time.Minute)) }
 	done := func(min int) *ts.Time { v := at(min); return &v }
-	price := func(tool string, tier ledger.Tier) (int64, bool) {
-		if tool == "mystery" {
-			return 0, false
-		}
-		return 2, true
-	}
+	prices := ledger.Prices{Default: 2} // every tool at the default
 	jobs := []Job{
 		{ID: "a", Tool: "upscale", Status: Done, CreatedAt: at(0), ResultAssetID: "ra", FinishedAt: done(1)},
 		{ID: "b", Tool: "upscale", Status: Failed, CreatedAt: at(9), FinishedAt: done(10)},
@@ -27,7 +22,7 @@ func TestGroup(t *testing.T) {
 		{ID: "f", Tool: "lookbook", Status: Cancelled, CreatedAt: at(2), FinishedAt: done(3), Params: map[string]string{"lookId": "L", "stage": "lock"}},
 		{ID: "g", Tool: "mystery", Status: Done, CreatedAt: at(3), FinishedAt: done(4)},
 	}
-	runs := Group(jobs, price)
+	runs := Group(jobs, prices)
 	got := map[string]*Run{}
 	for _, r := range runs {
 		got[r.ID] = r
@@ -43,7 +38,7 @@ func TestGroup(t *testing.T) {
 		{"run.c", "single", "queued", Counts{Total: 1, Active: 1}, ptr(2), false},
 		{"run.r1", "batch", "developing", Counts{Total: 2, Active: 2}, ptr(4), false},
 		{"look.L.lock", "lookbook", "cancelled", Counts{Total: 1, Cancelled: 1}, ptr(2), true},
-		{"run.g", "single", "done", Counts{Total: 1, Done: 1}, nil, true},
+		{"run.g", "single", "done", Counts{Total: 1, Done: 1}, ptr(2), true}, // no price row: the default
 	}
 	if len(runs) != len(tests) {
 		t.Fatalf("got %d runs; want %d", len(runs), len(tests))

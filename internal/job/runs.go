@@ -48,7 +48,7 @@ func (s *Service) runs(ctx context.Context, house string) ([]*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Group(jobs, s.price), nil
+	return Group(jobs, s.prices), nil
 }
 
 // RunCancel is the answer to a run cancel.
@@ -136,7 +136,10 @@ func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempoten
 		digests[i] = in.Role + ":asset:" + in.AssetID
 	}
 	if len(ids) > 0 {
-		if err := s.assets.CheckOwned(ctx, p.HouseID, ids); err != nil {
+		switch ok, err := s.assets.AllLive(ctx, p.HouseID, ids); {
+		case err != nil:
+			return Receipt{}, err
+		case !ok:
 			return Receipt{}, ErrNoInputs
 		}
 	}

@@ -32,16 +32,25 @@ type Store interface {
 	CancelQueued(ctx context.Context, house string, ids []string) ([]Job, error)
 }
 
-// Assets is what jobs need of the library: uploaded inputs become house
-// assets, and referenced inputs must be the house's live assets.
+// Assets is what jobs need of the library (asset.Service): uploaded inputs
+// become house assets, and referenced inputs must be the house's live assets.
 type Assets interface {
-	CreateInput(ctx context.Context, p auth.Principal, role, filename string, data []byte) (assetID string, err error)
-	CheckOwned(ctx context.Context, house string, ids []string) error
-	// DiscardInputs removes inputs CreateInput made for a submit that did
+	// UploadInput stores an uploaded input as a new asset of the caller's
+	// house, of kind ("" leaves it without one).
+	UploadInput(ctx context.Context, p auth.Principal, kind, filename string, data []byte) (assetID string, err error)
+	// AllLive reports whether every id (repeats allowed) is a live asset
+	// of the house.
+	AllLive(ctx context.Context, house string, ids []string) (bool, error)
+	// DiscardInputs removes inputs UploadInput made for a submit that did
 	// not queue: their rows and their bytes, so a refused submit leaves
 	// nothing behind.
 	DiscardInputs(ctx context.Context, house string, ids []string)
 }
+
+// roleKinds files an uploaded input in the library by its role: a model as
+// a model, a garment as clothes, a background as a background. Inputs in
+// other roles (image, mask, base, item) get no kind.
+var roleKinds = map[string]string{"model": "model", "garment": "clothes", "background": "background"}
 
 // Engines tells which tools the configured engines can perform.
 type Engines interface {
@@ -58,14 +67,14 @@ type Service struct {
 	store   Store
 	assets  Assets
 	engines Engines
-	price   PriceFunc
+	prices  ledger.Prices
 	notify  Notifier
 	now     func() time.Time
 }
 
 // NewService returns the job service.
-func NewService(store Store, assets Assets, engines Engines, price PriceFunc, notify Notifier, now func() time.Time) *Service {
-	return &Service{store: store, assets: assets, engines: engines, price: price, notify: notify, now: now}
+func NewService(store Store, assets Assets, engines Engines, prices ledger.Prices, notify Notifier, now func() time.Time) *Service {
+	return &Service{store: store, assets: assets, engines: engines, prices: prices, notify: notify, now: now}
 }
 
 // Upload is an input sent as bytes; it becomes a house asset.
@@ -114,11 +123,9 @@ func (s *Service) Capabilities() []Capability {
 		if !s.engines.Can(tool) {
 			continue
 		}
-		c := Capability{Tool: tool, Prices: []TierPrice{}}
+		c := Capability{Tool: tool, Prices: make([]TierPrice, 0, len(ledger.Tiers))}
 		for _, t := range ledger.Tiers {
-			if p, ok := s.price(tool, t); ok {
-				c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: p})
-			}
+			c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: s.prices.Tool(tool, t)})
 		}
 		out = append(out, c)
 	}
@@ -175,10 +182,7 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 	if err := s.validate(&in); err != nil {
 		return Receipt{}, err
 	}
-	cost, ok := s.price(in.Tool, in.Tier)
-	if !ok {
-		cost = DefaultPrice
-	}
+	cost := s.prices.Tool(in.Tool, in.Tier)
 	digests := make([]string, 0, len(in.Inputs)+len(in.Uploads))
 	for _, i := range in.Inputs {
 		digests = append(digests, i.Role+":asset:"+i.AssetID)
@@ -196,8 +200,11 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 		for i, x := range in.Inputs {
 			ids[i] = x.AssetID
 		}
-		if err := s.assets.CheckOwned(ctx, p.HouseID, ids); err != nil {
+		switch ok, err := s.assets.AllLive(ctx, p.HouseID, ids); {
+		case err != nil:
 			return Receipt{}, err
+		case !ok:
+			return Receipt{}, ErrAssetNotFound
 		}
 	}
 	inputs := slices.Clone(in.Inputs)
@@ -209,7 +216,7 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 		}
 	}()
 	for _, u := range in.Uploads {
-		id, err := s.assets.CreateInput(ctx, p, u.Role, u.Filename, u.Data)
+		id, err := s.assets.UploadInput(ctx, p, roleKinds[u.Role], u.Filename, u.Data)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -262,9 +269,6 @@ func (s *Service) enqueue(ctx context.Context, j Job) (Receipt, error) {
 	s.notify.JobChanged(ctx, stored)
 	return Receipt{Job: stored, TokensHeld: j.Cost, IdempotencyKey: j.IdempotencyKey}, nil
 }
-
-// DefaultPrice is charged for a tool with no price rows (DECISIONS §4).
-const DefaultPrice = 5
 
 // Get returns one job of the caller's house.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Job, error) {

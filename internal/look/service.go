@@ -74,20 +74,17 @@ type Store interface {
 	Balance(ctx context.Context, house string) (ledger.Balance, error)
 }
 
-// PriceFunc prices a develop of tool at a tier.
-type PriceFunc func(tool string, tier ledger.Tier) int64
-
 // Service runs the lookbook use cases.
 type Service struct {
 	store  Store
-	price  PriceFunc
+	prices ledger.Prices
 	notify job.Notifier
 	now    func() time.Time
 }
 
 // NewService returns the lookbook service.
-func NewService(store Store, price PriceFunc, notify job.Notifier, now func() time.Time) *Service {
-	return &Service{store: store, price: price, notify: notify, now: now}
+func NewService(store Store, prices ledger.Prices, notify job.Notifier, now func() time.Time) *Service {
+	return &Service{store: store, prices: prices, notify: notify, now: now}
 }
 
 func canEdit(p auth.Principal) error {
@@ -280,9 +277,9 @@ type Receipt struct {
 // frameCost prices one look frame: the lookbook price at the tier plus a
 // restoration pass when the destination needs one.
 func (s *Service) frameCost(t ledger.Tier, restore bool) int64 {
-	c := s.price(Tool, t)
+	c := s.prices.Tool(Tool, t)
 	if restore {
-		c += s.price("upscale", nextTier(t))
+		c += s.prices.Tool("upscale", nextTier(t))
 	}
 	return c
 }

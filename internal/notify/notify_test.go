@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -29,5 +30,25 @@ func TestMatures(t *testing.T) {
 	n.At(now.Add(time.Minute))
 	if n.MaturesInMs != 0 {
 		t.Errorf("after a minute: %d", n.MaturesInMs)
+	}
+}
+
+// TestMessage checks the socket message of a new notification (DECISIONS
+// §1b): as it was raised, so maturing in the full grace period.
+func TestMessage(t *testing.T) {
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	msg, err := Message(New("id", "house", "", KindPackReady, "pack", "p", nil, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Type         string         `json:"type"`
+		Notification map[string]any `json:"notification"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Type != "notification" || m.Notification["id"] != "id" || m.Notification["maturesInMs"] != float64(Grace.Milliseconds()) {
+		t.Errorf("message %s", msg)
 	}
 }
