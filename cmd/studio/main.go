@@ -75,7 +75,7 @@ func newFlags(name string, stdout io.Writer, summary string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "usage: studio %s [flags]\n\n%s\n\nSettings (environment variables, with defaults):\n", name, summary)
 		for _, s := range app.Settings {
-			fmt.Fprintf(stdout, "  %-20s %s\n  %-20s   default: %s\n", s.Name, s.Help, "", s.Default)
+			fmt.Fprintf(stdout, "  %-20s %s\n  %-20s   default: %s\n", s.Name, s.Help, "", s.ShownDefault())
 		}
 		fmt.Fprintln(stdout, "\nFlags:")
 		fs.PrintDefaults()
@@ -132,7 +132,7 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := newFlags("migrate", stdout, "Applies the embedded database migrations and exits.")
+	fs := newFlags("migrate", stdout, "Applies the embedded database migrations and exits. It opens only the database.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -140,11 +140,10 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	a, err := app.New(ctx, cfg, logger(io.Discard), app.Options{})
+	engine, err := app.Migrate(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	fmt.Fprintf(stdout, "migrations applied (%s)\n", a.DB.Engine())
+	fmt.Fprintf(stdout, "migrations applied (%s)\n", engine)
 	return nil
 }

@@ -22,8 +22,8 @@ func TestVersionAndHelp(t *testing.T) {
 	out.Reset()
 	_ = run(context.Background(), []string{"serve", "--help"}, os.Getenv, &out)
 	for _, s := range app.Settings {
-		if !strings.Contains(out.String(), s.Name) || !strings.Contains(out.String(), s.Default) {
-			t.Errorf("serve --help lacks %s with its default %q", s.Name, s.Default)
+		if !strings.Contains(out.String(), s.Name) || !strings.Contains(out.String(), s.ShownDefault()) {
+			t.Errorf("serve --help lacks %s with its default %q", s.Name, s.ShownDefault())
 		}
 	}
 	if err := run(context.Background(), []string{"bogus"}, os.Getenv, &out); err == nil {
@@ -86,14 +86,27 @@ func TestServeAndDrain(t *testing.T) {
 	}
 }
 
+// TestMigrate checks that migrate opens only the database: a blob store
+// and a fal endpoint that do not answer do not stop it, and it creates no
+// blob folder.
 func TestMigrate(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	env := map[string]string{"STUDIO_DATA_DIR": dir}
+	env := map[string]string{
+		"STUDIO_DATA_DIR": dir,
+		"BLOB_URL":        "s3://no-such-bucket?endpoint=http://127.0.0.1:1&region=us-east-1",
+		"FAL_KEY":         "key", "FAL_URL": "http://127.0.0.1:1",
+	}
 	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	if !strings.Contains(out.String(), "migrations applied") {
+	if !strings.Contains(out.String(), "migrations applied (sqlite)") {
 		t.Errorf("migrate said %q", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "studio.db")); err != nil {
+		t.Errorf("no database: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "blobs")); !os.IsNotExist(err) {
+		t.Errorf("migrate touched the blob store: %v", err)
 	}
 }

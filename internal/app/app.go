@@ -146,6 +146,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs, Engine: eng, Log: log}, nil
 }
 
+// Migrate opens only the database (no blob store, engines, relay or
+// mailer), which applies the embedded migrations, and closes it. It names
+// the database engine migrated.
+func Migrate(ctx context.Context, cfg Config) (string, error) {
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return "", err
+	}
+	return db.Engine().String(), db.Close()
+}
+
 // Close ends the job sockets and releases the event relay, the database
 // and the blob store.
 func (a *App) Close() error {

@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"studio/internal/engine/fal"
 )
 
 // Config is every setting of the service (DECISIONS §9), read from the
-// environment.
+// environment by Load through the Settings table.
 type Config struct {
 	Addr        string
 	PublicURL   string
@@ -33,85 +35,133 @@ type Config struct {
 	WorkerPoll  time.Duration // how often an idle worker looks for work it was not woken for
 }
 
-// Setting documents one environment variable.
+// Setting is one environment variable: its name, the default Load uses
+// when it is unset or blank, what `studio serve --help` says of it, and how
+// it is read into a Config.
 type Setting struct {
-	Name, Default, Help string
+	Name    string
+	Default string // the value used when the variable is unset or blank
+	// Shown is what --help prints as the default when Default is empty
+	// ("(SQLite in the data dir)"); empty means Default itself.
+	Shown string
+	Help  string
+	set   func(c *Config, v string) error
 }
 
-// Settings lists every setting with its default, in the order `studio
-// serve --help` prints them.
+// ShownDefault is the default as `studio serve --help` prints it.
+func (s Setting) ShownDefault() string {
+	if s.Shown != "" {
+		return s.Shown
+	}
+	return s.Default
+}
+
+// Settings is the one table of settings, in the order `studio serve --help`
+// prints them and Load reads them (WEB_ORIGIN after STUDIO_PUBLIC_URL, whose
+// origin is its default).
 var Settings = []Setting{
-	{"STUDIO_ADDR", ":8080", "listen address"},
-	{"STUDIO_PUBLIC_URL", "http://localhost:8080", "the service's public base URL (origin of cookies and links)"},
-	{"STUDIO_DATA_DIR", "./data", "folder of the SQLite file and the local blobs"},
-	{"WEB_ORIGIN", "(the public URL)", "the web app's origin, trusted for cookie-authenticated writes"},
-	{"STUDIO_ADMIN_EMAILS", "(none)", "comma list of platform administrators' e-mail addresses"},
-	{"STUDIO_SIGNUP", "open", "open, or invite: after the first account, sign-up needs an invitation"},
-	{"DATABASE_URL", "(SQLite in the data dir)", "postgres://... switches to PostgreSQL"},
-	{"BLOB_URL", "(folder in the data dir)", "s3://bucket?endpoint=...&region=... switches to S3"},
-	{"FAL_KEY", "(unset: local engine only)", "fal.ai key for the fal engine"},
-	{"AI_BASE_URL", "(unset)", "OpenAI-compatible endpoint for text and vision lanes"},
-	{"AI_API_KEY", "(unset)", "key for AI_BASE_URL"},
-	{"AI_MODEL", "(unset)", "model name at AI_BASE_URL"},
-	{"SMTP_URL", "(unset: console mailer)", "smtp://user:pass@host:587?from=studio@example.com"},
-	{"FAL_URL", "https://queue.fal.run", "fal's queue endpoint"},
-	{"STUDIO_WORKERS", "2", "jobs this process renders at once"},
-	{"STUDIO_JOB_LEASE", "30s", "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it"},
-	{"STUDIO_WORKER_POLL", "1s", "how often an idle worker looks for work; submits wake workers at once (on PostgreSQL across instances)"},
+	{Name: "STUDIO_ADDR", Default: ":8080", Help: "listen address",
+		set: func(c *Config, v string) error { c.Addr = v; return nil }},
+	{Name: "STUDIO_PUBLIC_URL", Default: "http://localhost:8080", Help: "the service's public base URL (origin of cookies and links)",
+		set: setPublicURL},
+	{Name: "STUDIO_DATA_DIR", Default: "./data", Help: "folder of the SQLite file and the local blobs",
+		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
+	{Name: "WEB_ORIGIN", Shown: "(the public URL's origin)", Help: "the web app's origin, trusted for cookie-authenticated writes",
+		set: func(c *Config, v string) error {
+			if v == "" {
+				v = c.PublicOrigin()
+			}
+			c.WebOrigin = strings.TrimRight(v, "/")
+			return nil
+		}},
+	{Name: "STUDIO_ADMIN_EMAILS", Shown: "(none)", Help: "comma list of platform administrators' e-mail addresses",
+		set: func(c *Config, v string) error {
+			for e := range strings.SplitSeq(v, ",") {
+				if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+					c.AdminEmails = append(c.AdminEmails, e)
+				}
+			}
+			return nil
+		}},
+	{Name: "STUDIO_SIGNUP", Default: "open", Help: "open, or invite: after the first account, sign-up needs an invitation",
+		set: func(c *Config, v string) error {
+			if v != "open" && v != "invite" {
+				return fmt.Errorf("must be open or invite, got %q", v)
+			}
+			c.Signup = v
+			return nil
+		}},
+	{Name: "DATABASE_URL", Shown: "(SQLite in the data dir)", Help: "postgres://... switches to PostgreSQL",
+		set: func(c *Config, v string) error { c.DatabaseURL = v; return nil }},
+	{Name: "BLOB_URL", Shown: "(folder in the data dir)", Help: "s3://bucket?endpoint=...&region=... switches to S3",
+		set: func(c *Config, v string) error { c.BlobURL = v; return nil }},
+	{Name: "FAL_KEY", Shown: "(unset: local engine only)", Help: "fal.ai key for the fal engine",
+		set: func(c *Config, v string) error { c.FalKey = v; return nil }},
+	{Name: "AI_BASE_URL", Shown: "(unset)", Help: "OpenAI-compatible endpoint for text and vision lanes",
+		set: func(c *Config, v string) error { c.AIBaseURL = v; return nil }},
+	{Name: "AI_API_KEY", Shown: "(unset)", Help: "key for AI_BASE_URL",
+		set: func(c *Config, v string) error { c.AIAPIKey = v; return nil }},
+	{Name: "AI_MODEL", Shown: "(unset)", Help: "model name at AI_BASE_URL",
+		set: func(c *Config, v string) error { c.AIModel = v; return nil }},
+	{Name: "SMTP_URL", Shown: "(unset: console mailer)", Help: "smtp://user:pass@host:587?from=studio@example.com",
+		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
+	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",
+		set: func(c *Config, v string) error { c.FalURL = v; return nil }},
+	{Name: "STUDIO_WORKERS", Default: "2", Help: "jobs this process renders at once (1 to 64)",
+		set: func(c *Config, v string) (err error) { c.Workers, err = wholeNumber(v, 1, 64); return err }},
+	{Name: "STUDIO_JOB_LEASE", Default: "30s", Help: "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it",
+		set: func(c *Config, v string) (err error) { c.JobLease, err = duration(v, 100*time.Millisecond); return err }},
+	{Name: "STUDIO_WORKER_POLL", Default: "1s", Help: "how often an idle worker looks for work; submits wake workers at once (on PostgreSQL across instances)",
+		set: func(c *Config, v string) (err error) {
+			c.WorkerPoll, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
 }
 
-// Load reads the configuration through getenv and checks it.
+// Load reads the configuration through getenv and checks it: every
+// setting of the table, its default when unset or blank.
 func Load(getenv func(string) string) (Config, error) {
-	get := func(name, def string) string {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
+	var c Config
+	for _, s := range Settings {
+		v := strings.TrimSpace(getenv(s.Name))
+		if v == "" {
+			v = s.Default
 		}
-		return def
-	}
-	c := Config{
-		Addr:        get("STUDIO_ADDR", ":8080"),
-		PublicURL:   strings.TrimRight(get("STUDIO_PUBLIC_URL", "http://localhost:8080"), "/"),
-		DataDir:     get("STUDIO_DATA_DIR", "./data"),
-		Signup:      get("STUDIO_SIGNUP", "open"),
-		DatabaseURL: get("DATABASE_URL", ""),
-		BlobURL:     get("BLOB_URL", ""),
-		FalKey:      get("FAL_KEY", ""),
-		AIBaseURL:   get("AI_BASE_URL", ""),
-		AIAPIKey:    get("AI_API_KEY", ""),
-		AIModel:     get("AI_MODEL", ""),
-		SMTPURL:     get("SMTP_URL", ""),
-		FalURL:      get("FAL_URL", ""),
-	}
-	var err error
-	if c.Workers, err = strconv.Atoi(get("STUDIO_WORKERS", "2")); err != nil || c.Workers < 1 || c.Workers > 64 {
-		return Config{}, fmt.Errorf("STUDIO_WORKERS must be a whole number from 1 to 64")
-	}
-	if c.JobLease, err = time.ParseDuration(get("STUDIO_JOB_LEASE", "30s")); err != nil || c.JobLease < 100*time.Millisecond {
-		return Config{}, fmt.Errorf("STUDIO_JOB_LEASE must be a duration of at least 100ms, such as 30s")
-	}
-	if c.WorkerPoll, err = time.ParseDuration(get("STUDIO_WORKER_POLL", "1s")); err != nil || c.WorkerPoll < 10*time.Millisecond {
-		return Config{}, fmt.Errorf("STUDIO_WORKER_POLL must be a duration of at least 10ms, such as 1s")
-	}
-	u, err := url.Parse(c.PublicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Config{}, fmt.Errorf("STUDIO_PUBLIC_URL must be an http(s) URL, got %q", c.PublicURL)
-	}
-	c.WebOrigin = strings.TrimRight(get("WEB_ORIGIN", origin(u)), "/")
-	for _, e := range strings.Split(getenv("STUDIO_ADMIN_EMAILS"), ",") {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			c.AdminEmails = append(c.AdminEmails, e)
+		if err := s.set(&c, v); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", s.Name, err)
 		}
-	}
-	if c.Signup != "open" && c.Signup != "invite" {
-		return Config{}, fmt.Errorf("STUDIO_SIGNUP must be open or invite, got %q", c.Signup)
 	}
 	return c, nil
+}
+
+func setPublicURL(c *Config, v string) error {
+	v = strings.TrimRight(v, "/")
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an http(s) URL, got %q", v)
+	}
+	c.PublicURL = v
+	return nil
+}
+
+func wholeNumber(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d, got %q", lo, hi, v)
+	}
+	return n, nil
+}
+
+func duration(v string, least time.Duration) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < least {
+		return 0, fmt.Errorf("must be a duration of at least %v, such as 30s; got %q", least, v)
+	}
+	return d, nil
 }
 
 // PublicOrigin is the scheme://host[:port] of the public URL.
 func (c Config) PublicOrigin() string {
 	u, _ := url.Parse(c.PublicURL)
-	return origin(u)
+	return u.Scheme + "://" + u.Host
 }
-
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
