@@ -85,6 +85,11 @@ func TestJSON(t *testing.T) {
 	if imgs := r.Messages[1].Images(); len(imgs) != 1 || !bytes.Equal(imgs[0], pngBytes(t, color.Black)) {
 		t.Error("the image did not arrive intact")
 	}
+	bad := itemRequest(t)
+	bad.Images = [][]byte{[]byte("not an image")}
+	if _, err := c.JSON(context.Background(), bad, &got); err == nil || errors.Is(err, ai.ErrFailed) || len(srv.Chats()) != 1 {
+		t.Errorf("non-image bytes: %v, %d requests", err, len(srv.Chats()))
+	}
 	rf := r.ResponseFormat
 	if rf == nil || rf.Type != "json_schema" || rf.JSONSchema.Name != "item" || !rf.JSONSchema.Strict || rf.JSONSchema.Schema["additionalProperties"] != false {
 		t.Errorf("response_format %+v", rf)

@@ -58,7 +58,11 @@ func chatMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
 		if len(m.Images) == 0 {
 			return openai.UserMessage(m.Text), nil
 		}
-		return openai.UserMessage(userParts(m.Text, m.Images, nil)), nil
+		parts, err := userParts(m.Text, m.Images, nil)
+		if err != nil {
+			return openai.ChatCompletionMessageParamUnion{}, err
+		}
+		return openai.UserMessage(parts), nil
 	case RoleAssistant:
 		msg := openai.AssistantMessage(m.Text)
 		for _, tc := range m.ToolCalls {

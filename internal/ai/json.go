@@ -90,15 +90,21 @@ func dataURL(b []byte) string {
 	return "data:" + http.DetectContentType(b) + ";base64," + base64.StdEncoding.EncodeToString(b)
 }
 
-func userParts(text string, images [][]byte, urls []string) []openai.ChatCompletionContentPartUnionParam {
+// visionTypes are the image types chat endpoints read.
+var visionTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/webp": true, "image/gif": true}
+
+func userParts(text string, images [][]byte, urls []string) ([]openai.ChatCompletionContentPartUnionParam, error) {
 	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}
-	for _, b := range images {
+	for i, b := range images {
+		if ct := http.DetectContentType(b); !visionTypes[ct] {
+			return nil, fmt.Errorf("ai: image %d is %s, not JPEG, PNG, WebP or GIF", i+1, ct)
+		}
 		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(b)}))
 	}
 	for _, u := range urls {
 		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: u}))
 	}
-	return parts
+	return parts, nil
 }
 
 // JSON asks for an answer in req.Schema and decodes it into out. An answer
@@ -128,7 +134,11 @@ func (c *Client) JSON(ctx context.Context, req Request, out any) (Usage, error) 
 	if req.System != "" {
 		msgs = append(msgs, openai.SystemMessage(req.System))
 	}
-	msgs = append(msgs, openai.UserMessage(userParts(req.User, req.Images, req.ImageURLs)))
+	parts, err := userParts(req.User, req.Images, req.ImageURLs)
+	if err != nil {
+		return u, err
+	}
+	msgs = append(msgs, openai.UserMessage(parts))
 	params := openai.ChatCompletionNewParams{
 		Model:    shared.ChatModel(c.cfg.Model),
 		Messages: msgs,
