@@ -3,19 +3,17 @@ package asset
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/ai"
 )
 
 // Classification is what a vision read of an image found. Zero fields
@@ -75,116 +73,52 @@ func Upright(img image.Image, orientation int) image.Image {
 	return img
 }
 
-// VisionClassifier asks an OpenAI-compatible chat completions endpoint
-// (OpenAI, Ollama, vLLM...) to file an image.
+// VisionClassifier files an image through the AI endpoint's JSON answers
+// (internal/ai): a strict schema of kind, name, fit and wearer, validated
+// before ParseClassification clamps it.
 type VisionClassifier struct {
-	BaseURL string // e.g. https://api.openai.com/v1; /chat/completions is appended
-	APIKey  string // sent as a bearer token when set
-	Model   string
-	Client  *http.Client
+	AI *ai.Client
 }
 
 // DefaultVisionModel is asked for when AI_MODEL is unset.
-const DefaultVisionModel = "gpt-4o-mini"
+const DefaultVisionModel = ai.DefaultModel
 
-// NewVisionClassifier returns a classifier for the endpoint, with a
-// 60-second timeout.
+// NewVisionClassifier returns a classifier for an OpenAI-compatible
+// endpoint (e.g. https://api.openai.com/v1).
 func NewVisionClassifier(baseURL, apiKey, model string) *VisionClassifier {
-	if model == "" {
-		model = DefaultVisionModel
-	}
-	return &VisionClassifier{
-		BaseURL: strings.TrimRight(baseURL, "/"), APIKey: apiKey, Model: model,
-		Client: &http.Client{Timeout: 60 * time.Second},
-	}
+	return &VisionClassifier{AI: ai.New(ai.Config{BaseURL: baseURL, APIKey: apiKey, Model: model})}
 }
 
 const classifyPrompt = `You file product images for a fashion house's library.
-Answer with one JSON object and nothing else: {"kind": K, "name": N, "fit": F, "wearer": W}.
-K is one of "clothes", "accessory", "jewelry", "model" (a person), "background" (a scene or backdrop without a product).
-N is a short plain product name of at most 60 characters, e.g. "Ivory silk slip dress".
-F (clothes only, else null) is one of "fitted", "regular", "loose", "oversized".
-W (clothes only, else null) is "women" or "men", or null when it cannot be told.`
+kind is one of "clothes", "accessory", "jewelry", "model" (a person), "background" (a scene or backdrop without a product).
+name is a short plain product name of at most 60 characters, e.g. "Ivory silk slip dress".
+fit (clothes only, else null) is one of "fitted", "regular", "loose", "oversized".
+wearer (clothes only, else null) is "women" or "men", or null when it cannot be told.`
 
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"`
-}
-
-type chatPart struct {
-	Type     string        `json:"type"`
-	Text     string        `json:"text,omitempty"`
-	ImageURL *chatImageURL `json:"image_url,omitempty"`
-}
-
-type chatImageURL struct {
-	URL string `json:"url"`
-}
-
-type chatRequest struct {
-	Model          string        `json:"model"`
-	Messages       []chatMessage `json:"messages"`
-	Temperature    float64       `json:"temperature"`
-	MaxTokens      int           `json:"max_tokens"`
-	ResponseFormat struct {
-		Type string `json:"type"`
-	} `json:"response_format"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-}
-
-// maxAnswer caps the bytes read from the endpoint.
-const maxAnswer = 1 << 20
+// classifySchema is the answer's shape, in the strict subset.
+var classifySchema = json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"kind":   {"type": "string", "enum": ["clothes", "accessory", "jewelry", "model", "background"]},
+		"name":   {"type": "string"},
+		"fit":    {"type": ["string", "null"], "enum": ["fitted", "regular", "loose", "oversized", null]},
+		"wearer": {"type": ["string", "null"], "enum": ["women", "men", null]}
+	},
+	"required": ["kind", "name", "fit", "wearer"],
+	"additionalProperties": false
+}`)
 
 // Classify sends the preview and reads the filing out of the answer.
 func (v *VisionClassifier) Classify(ctx context.Context, preview []byte) (Classification, error) {
-	req := chatRequest{Model: v.Model, Temperature: 0, MaxTokens: 200}
-	req.ResponseFormat.Type = "json_object"
-	req.Messages = []chatMessage{
-		{Role: "system", Content: classifyPrompt},
-		{Role: "user", Content: []chatPart{
-			{Type: "text", Text: "File this image."},
-			{Type: "image_url", ImageURL: &chatImageURL{URL: "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(preview)}},
-		}},
-	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return Classification{}, err
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, v.BaseURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return Classification{}, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if v.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+v.APIKey)
-	}
-	res, err := v.Client.Do(hr)
+	var answer json.RawMessage
+	_, err := v.AI.JSON(ctx, ai.Request{
+		System: classifyPrompt, User: "File this image.", Images: [][]byte{preview},
+		Schema: classifySchema, SchemaName: "filing", MaxTokens: 200,
+	}, &answer)
 	if err != nil {
 		return Classification{}, fmt.Errorf("classify: %w", err)
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-	if err != nil {
-		return Classification{}, fmt.Errorf("classify: %w", err)
-	}
-	if res.StatusCode != http.StatusOK {
-		return Classification{}, fmt.Errorf("classify: endpoint answered %d", res.StatusCode)
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(raw, &cr); err != nil {
-		return Classification{}, fmt.Errorf("classify: %w", err)
-	}
-	if len(cr.Choices) == 0 {
-		return Classification{}, errors.New("classify: no choices")
-	}
-	return ParseClassification(cr.Choices[0].Message.Content)
+	return ParseClassification(string(answer))
 }
 
 // ParseClassification reads {kind, name, fit, wearer} out of a model's

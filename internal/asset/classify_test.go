@@ -2,10 +2,11 @@ package asset
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
+	"errors"
 	"testing"
+
+	"studio/internal/ai"
+	"studio/internal/ai/aitest"
 )
 
 func TestParseClassification(t *testing.T) {
@@ -32,40 +33,34 @@ func TestParseClassification(t *testing.T) {
 }
 
 func TestVisionClassifier(t *testing.T) {
-	var got struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		ResponseFormat struct{ Type string } `json:"response_format"`
-	}
-	status := http.StatusOK
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer k" {
-			http.Error(w, "no", http.StatusUnauthorized)
-			return
-		}
-		_ = json.NewDecoder(r.Body).Decode(&got)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"{\"kind\":\"model\",\"name\":\"Studio portrait\"}"}}]}`))
-	}))
-	defer srv.Close()
-	v := NewVisionClassifier(srv.URL+"/v1/", "k", "")
+	srv := aitest.New(t)
+	srv.RequireKey("k")
+	srv.Answer(aitest.Answer{Content: `{"kind":"model","name":"Studio portrait","fit":null,"wearer":null}`})
+	v := NewVisionClassifier(srv.URL+"/", "k", "")
 	c, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF})
 	if err != nil || c != (Classification{Kind: Model, Name: "Studio portrait"}) {
 		t.Fatalf("got %+v, %v", c, err)
 	}
-	if got.Model != DefaultVisionModel || len(got.Messages) != 2 || got.ResponseFormat.Type != "json_object" {
-		t.Errorf("request %+v", got)
+	got := srv.Chats()[0]
+	if got.Model != DefaultVisionModel || len(got.Messages) != 2 || got.ResponseFormat == nil ||
+		got.ResponseFormat.Type != "json_schema" || !got.ResponseFormat.JSONSchema.Strict {
+		t.Errorf("request %s", got.Raw)
 	}
-	var parts []chatPart
-	if err := json.Unmarshal(got.Messages[1].Content, &parts); err != nil || len(parts) != 2 ||
-		parts[1].ImageURL == nil || parts[1].ImageURL.URL != "data:image/jpeg;base64,/9j/" {
+	if urls := got.Messages[1].ImageURLs(); len(urls) != 1 || urls[0] != "data:image/jpeg;base64,/9j/" {
 		t.Errorf("user message %s", got.Messages[1].Content)
 	}
-	status = http.StatusTooManyRequests
-	if _, err := v.Classify(context.Background(), []byte{1}); err == nil {
-		t.Error("a 429 read as a classification")
+	// Clothes keep fit and wearer; an answer outside the schema twice, or
+	// a provider out of credit, is no classification.
+	srv.Answer(aitest.Answer{Content: `{"kind":"clothes","name":"Wide trousers","fit":"loose","wearer":"men"}`})
+	if c, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF}); err != nil || c != (Classification{Clothes, "Wide trousers", "loose", Men}) {
+		t.Errorf("clothes: %+v %v", c, err)
+	}
+	srv.Answer(aitest.Answer{Content: `{"kind":"shoe","name":"x","fit":null,"wearer":null}`}, aitest.Answer{Content: `I cannot tell.`})
+	if _, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF}); !errors.Is(err, ai.ErrBadOutput) {
+		t.Errorf("bad answers read as a classification: %v", err)
+	}
+	srv.Answer(aitest.Answer{Err: aitest.OutOfCredit()})
+	if _, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF}); !errors.Is(err, ai.ErrNeedsBilling) {
+		t.Errorf("a 429 read as a classification: %v", err)
 	}
 }
