@@ -95,14 +95,16 @@ name is a short plain product name of at most 60 characters, e.g. "Ivory silk sl
 fit (clothes only, else null) is one of "fitted", "regular", "loose", "oversized".
 wearer (clothes only, else null) is "women" or "men", or null when it cannot be told.`
 
-// classifySchema is the answer's shape, in the strict subset.
+// classifySchema is the answer's shape, in the strict subset. A wearer of
+// unisex is allowed in the answer and dropped by ParseClassification (only
+// a person sets it), as before the schema.
 var classifySchema = json.RawMessage(`{
 	"type": "object",
 	"properties": {
 		"kind":   {"type": "string", "enum": ["clothes", "accessory", "jewelry", "model", "background"]},
 		"name":   {"type": "string"},
 		"fit":    {"type": ["string", "null"], "enum": ["fitted", "regular", "loose", "oversized", null]},
-		"wearer": {"type": ["string", "null"], "enum": ["women", "men", null]}
+		"wearer": {"type": ["string", "null"], "enum": ["women", "men", "unisex", null]}
 	},
 	"required": ["kind", "name", "fit", "wearer"],
 	"additionalProperties": false

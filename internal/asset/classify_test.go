@@ -35,7 +35,7 @@ func TestParseClassification(t *testing.T) {
 func TestVisionClassifier(t *testing.T) {
 	srv := aitest.New(t)
 	srv.RequireKey("k")
-	srv.Answer(aitest.Answer{Content: `{"kind":"model","name":"Studio portrait","fit":null,"wearer":null}`})
+	srv.Answer(aitest.Answer{Content: `{"kind":"model","name":"Studio portrait","fit":null,"wearer":"unisex"}`})
 	v := NewVisionClassifier(srv.URL+"/", "k", "")
 	c, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF})
 	if err != nil || c != (Classification{Kind: Model, Name: "Studio portrait"}) {
