@@ -187,9 +187,12 @@ func noRetryOnBilling(req *http.Request, next option.MiddlewareNext) (*http.Resp
 	if err != nil || res == nil || res.StatusCode < 400 || res.StatusCode >= 500 {
 		return res, err
 	}
-	body, rerr := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
+	orig := res.Body
+	body, rerr := io.ReadAll(io.LimitReader(orig, 64<<10))
+	res.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), orig), orig} // the SDK still reads all of it
 	if rerr == nil && res.StatusCode != http.StatusPaymentRequired {
 		for code := range billingCodes {
 			if strings.Contains(string(body), `"`+code+`"`) {
