@@ -83,7 +83,7 @@ as_pg() {
 # auth, create the database studio_test, and export TEST_DATABASE_URL. DIR must not exist yet or be
 # empty. DIR/url and DIR/port record the instance for pg.sh.
 start_pg() {
-	local dir=$1 bin port url try
+	local dir=$1 bin port url try base=${PG_PORT_BASE:-55432}
 	bin=$(pg_bindir)
 	mkdir -p "$dir"
 	chmod 755 "$dir"
@@ -104,7 +104,7 @@ start_pg() {
 		max_locks_per_transaction = 256
 	EOF
 	for try in 1 2 3 4 5; do
-		port=$(free_port "${PG_PORT_BASE:-55432}")
+		port=$(free_port "$base")
 		sed -i '/^port = /d' "$dir/data/postgresql.conf"
 		echo "port = $port" >>"$dir/data/postgresql.conf"
 		if as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null; then
@@ -113,7 +113,8 @@ start_pg() {
 		# Someone may have taken the port between the check and the start: try another one.
 		tail -n 20 "$dir/postgres.log" >&2 || true
 		((try < 5)) || die "PostgreSQL did not start (log: $dir/postgres.log)"
-		log "PostgreSQL start failed, retrying"
+		log "PostgreSQL start failed, retrying on a later port"
+		base=$((port + 1))
 	done
 	echo "$port" >"$dir/port"
 	"$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres studio_test
@@ -155,28 +156,52 @@ install_versitygw() {
 # start_s3 ROOT DIR: start versitygw (posix backend in DIR/data, object metadata in a sidecar
 # directory DIR/meta so it works without xattrs; --nometa would drop Content-Type, ETag and user
 # metadata) on a free loopback port and export TEST_S3_URL and the AWS credentials.
-# Buckets are created by the tests.
+# Buckets are created by the tests. Like start_pg, it retries on a later port when another process
+# took the chosen one between the check and versitygw's bind.
 start_s3() {
-	local root=$1 dir=$2 port i
+	local root=$1 dir=$2 port try
+	local base=${S3_PORT_BASE:-57070}
 	mkdir -p "$dir/data" "$dir/meta"
-	port=$(free_port "${S3_PORT_BASE:-57070}")
+	for try in 1 2 3 4 5; do
+		port=$(free_port "$base")
+		if s3_try "$root" "$dir" "$port"; then
+			break
+		fi
+		cat "$dir/versitygw.log" >&2
+		((try < 5)) || die "versitygw did not start (log: $dir/versitygw.log)"
+		log "versitygw start on port $port failed, retrying on a later port"
+		base=$((port + 1))
+	done
+	export TEST_S3_URL="s3://studio-test?endpoint=http://127.0.0.1:$port&region=us-east-1"
+	export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY
+	log "versitygw $VERSITYGW_VERSION on 127.0.0.1:$port (data $dir/data)"
+}
+
+# s3_try ROOT DIR PORT starts versitygw on PORT and waits for its health check; false (with the
+# process gone) when it exited, e.g. because the port was taken, or did not answer in 30 s.
+s3_try() {
+	local root=$1 dir=$2 port=$3 pid i
 	"$root/.cache/bin/versitygw" --port "127.0.0.1:$port" \
 		--access "$S3_ACCESS_KEY" --secret "$S3_SECRET_KEY" --region us-east-1 \
 		--quiet --health /health \
 		posix --sidecar "$dir/meta" "$dir/data" >"$dir/versitygw.log" 2>&1 &
-	echo $! >"$dir/pid"
+	pid=$!
+	echo "$pid" >"$dir/pid"
 	for ((i = 0; i < 300; i++)); do
-		if curl -fsS -o /dev/null "http://127.0.0.1:$port/health" 2>/dev/null; then break; fi
-		if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
-			cat "$dir/versitygw.log" >&2
-			die "versitygw exited"
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+			rm -f "$dir/pid"
+			return 1
+		fi
+		# The answer must come from our process: check it is still alive after it answered
+		# (a server that lost the port exits at once, another one may be answering there).
+		if curl -fsS -o /dev/null "http://127.0.0.1:$port/health" 2>/dev/null && sleep 0.1 && kill -0 "$pid" 2>/dev/null; then
+			return 0
 		fi
 		sleep 0.1
 	done
-	((i < 300)) || die "versitygw did not answer on 127.0.0.1:$port (log: $dir/versitygw.log)"
-	export TEST_S3_URL="s3://studio-test?endpoint=http://127.0.0.1:$port&region=us-east-1"
-	export AWS_ACCESS_KEY_ID=$S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET_KEY
-	log "versitygw $VERSITYGW_VERSION on 127.0.0.1:$port (data $dir/data)"
+	stop_s3 "$dir"
+	return 1
 }
 
 # stop_s3 DIR stops the versitygw started by start_s3 (if any); it never fails.
@@ -198,4 +223,14 @@ proc_state() {
 	local _pid _comm state
 	read -r _pid _comm state _ 2>/dev/null <"/proc/$1/stat" || return 0
 	echo "$state"
+}
+
+# package_timings LOG prints, from go test's output in LOG, the 15 slowest packages with their wall
+# times ("ok", "FAIL" lines), then how many packages ran and their summed time.
+package_timings() {
+	awk -F'\t' '($1 ~ /^ok/ || $1 ~ /^FAIL/) && $3 ~ /^[0-9.]+s/ {
+			t = $3; sub(/s.*/, "", t); printf "%9.1fs  %-4s %s\n", t, ($1 ~ /^ok/ ? "ok" : "FAIL"), $2
+		}' "$1" | sort -rn | awk '
+		{ n++; sum += $1; if (n <= 15) print "      " $0 }
+		END { if (n) printf "      %d packages, %.1fs summed\n", n, sum }'
 }

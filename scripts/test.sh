@@ -3,13 +3,15 @@
 #
 #  1. install what the machine lacks: Debian postgresql, chromium, make, curl; versitygw into
 #     .cache/bin (go install, once); @redocly/cli into npx's cache
-#  2. start a throwaway PostgreSQL and a versitygw S3 server on free loopback ports
+#  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
+#     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
 #     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set
 #  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
 #  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
 #  6. stop everything (also on failure or Ctrl-C) and exit non-zero if the tests, the MCP check or
-#     the lint failed
+#     the lint failed; the summary lists the slowest test packages with their wall times (kept in
+#     .cache/test-timings.txt)
 #
 # GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
 set -euo pipefail
@@ -22,6 +24,7 @@ source scripts/lib.sh
 if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then PATH=$PATH:/usr/local/go/bin; fi
 
 WORK=
+TIMINGS=$ROOT/.cache/test-timings.txt # the per-package times of the last run, kept after it
 GO_TEST_PID=
 PHASE=
 PHASE_T0=0
@@ -54,6 +57,10 @@ cleanup() {
 		stop_pg "$WORK/pg"
 		rm -rf "$WORK"
 	fi
+	if [[ -s $TIMINGS ]]; then
+		log "slowest test packages (wall time of each test binary; packages run 2 at a time):"
+		cat "$TIMINGS" >&2
+	fi
 	log "timings:"
 	printf '      %s\n' "${SUMMARY[@]}" >&2
 	log "total $(fmt_ms $(($(now_ms) - T_START))), exit $rc"
@@ -72,6 +79,7 @@ REDOCLY_TELEMETRY=off "${REDOCLY[@]}" --version >/dev/null 2>&1 || die "cannot r
 phase_end
 
 phase_begin services
+bash scripts/lib_test.sh >&2 # start_s3 survives losing its port (a lost race failed CI once)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach $WORK/pg
 start_pg "$WORK/pg"
@@ -79,6 +87,8 @@ start_s3 "$ROOT" "$WORK/s3"
 phase_end
 
 mkdir -p .cache
+rm -f "$TIMINGS"
+export GO_TEST_LOG=$WORK/go-test.log
 export OPENAPI_OUT=$ROOT/.cache/openapi.json
 rm -f "$OPENAPI_OUT"
 read -ra pkgs <<<"${GO_TEST_PKGS:-./...}"
@@ -89,12 +99,15 @@ log "OPENAPI_OUT=$OPENAPI_OUT"
 phase_begin tests
 test_rc=0
 # In its own process group, waited for in the background, so that a TERM or INT to this script
-# stops the tests at once (cleanup kills the group) instead of after they finish.
-setsid -w go test -race -count=1 -timeout=30m "${pkgs[@]}" &
+# stops the tests at once (cleanup kills the group) instead of after they finish. The output is
+# also kept, for the per-package timings of the summary.
+setsid -w bash -c 'go test -race -count=1 -timeout=30m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
+	go-test "${pkgs[@]}" &
 GO_TEST_PID=$!
 wait "$GO_TEST_PID" || test_rc=$?
 GO_TEST_PID=
 phase_end "$( ((test_rc == 0)) && echo ok || echo "FAILED, exit $test_rc")"
+package_timings "$GO_TEST_LOG" >"$TIMINGS"
 if ((test_rc != 0)) && grep -qE 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log"; then
 	# The logs go with $WORK at exit; keep the server's side of a failure in the output.
 	log "last errors in the PostgreSQL log (some may be expected by the tests):"
