@@ -2,10 +2,12 @@ package account
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"net/netip"
 	"net/url"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +15,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/mail"
+	"studio/internal/ratelimit"
 	"studio/internal/ts"
 )
 
@@ -34,10 +37,6 @@ type Store interface {
 	SetActive(ctx context.Context, sessionID, userID, houseID string) error
 	CreateVerification(ctx context.Context, userID, tokenHash string, expiresAt int64) error
 	VerifyEmail(ctx context.Context, tokenHash string, now int64) error
-	// Hit counts one event in the fixed window starting at windowStart (ms)
-	// for key and returns the count; Hits reads the count.
-	Hit(ctx context.Context, key string, windowStart int64) (int64, error)
-	Hits(ctx context.Context, key string, windowStart int64) (int64, error)
 }
 
 // SessionInfo is a resolved session.
@@ -55,6 +54,8 @@ type Options struct {
 	InviteOnly  bool
 	Hash        HashParams
 	Now         func() time.Time
+	// Limits counts sign-in tries; an in-process counter when nil.
+	Limits *ratelimit.Limiter
 }
 
 // Service runs the identity use cases.
@@ -73,12 +74,19 @@ func NewService(store Store, mailer mail.Sender, opts Options) *Service {
 	if opts.Hash == (HashParams{}) {
 		opts.Hash = OWASP
 	}
+	if opts.Limits == nil {
+		opts.Limits = ratelimit.New(ratelimit.NewMemory(), opts.Now)
+	}
 	return &Service{store: store, mailer: mailer, opts: opts, hashes: make(chan struct{}, 2)}
 }
 
 // SignInLimit is the number of failed sign-in tries a minute per client
-// address and e-mail; past it even the right password waits for the window.
+// address and per e-mail; past it even the right password waits for the
+// window.
 const SignInLimit = 10
+
+// SignInWindow is the window of SignInLimit.
+const SignInWindow = time.Minute
 
 func (s *Service) hash(ctx context.Context, pw string) (string, error) {
 	select {
@@ -166,30 +174,54 @@ func (s *Service) startSession(ctx context.Context, u User, houseID string) (Sig
 
 // SignIn checks the password and starts a session in the user's personal
 // house (or the first house holding a seat). Unknown address and wrong
-// password are the same answer; tries are limited per address and e-mail.
+// password are the same answer. A try takes a slot of the client address's
+// and of the e-mail's limit before the password is checked, so concurrent
+// guesses cannot outrun the count; a successful sign-in gives both back.
 func (s *Service) SignIn(ctx context.Context, in SignInRequest, remoteAddr string) (SignedIn, error) {
-	now := s.opts.Now().UnixMilli()
-	window := now - now%60_000
-	limitKey := "signin|" + remoteAddr + "|" + in.Email
-	n, err := s.store.Hits(ctx, limitKey, window)
+	slots, err := s.takeSignInSlots(ctx, remoteAddr, in.Email)
 	if err != nil {
 		return SignedIn{}, err
 	}
-	if n >= SignInLimit {
-		retry := (window + 60_000 - now + 999) / 1000
-		return SignedIn{}, errs.With(errs.RateLimited, "retryAfter", retry)
-	}
-	fail := func() (SignedIn, error) {
-		if _, err := s.store.Hit(ctx, limitKey, window); err != nil {
-			return SignedIn{}, err
+	out, err := s.signIn(ctx, in)
+	if err == nil {
+		// Only failed tries count: a team behind one address is not locked
+		// out by its own use.
+		bg := context.WithoutCancel(ctx)
+		for _, r := range slots {
+			_ = r.Cancel(bg)
 		}
-		return SignedIn{}, ErrInvalidCreds
 	}
+	return out, err
+}
+
+// takeSignInSlots takes one slot per address and per e-mail, or none.
+func (s *Service) takeSignInSlots(ctx context.Context, remoteAddr, email string) ([]ratelimit.Reservation, error) {
+	sum := sha256.Sum256([]byte(email))
+	keys := []string{"signin:addr:" + ClientKey(remoteAddr), "signin:email:" + hex.EncodeToString(sum[:16])}
+	slots := make([]ratelimit.Reservation, 0, len(keys))
+	for _, k := range keys {
+		r, err := s.opts.Limits.Reserve(ctx, k, SignInLimit, SignInWindow)
+		if err == nil && !r.OK {
+			err = ratelimit.Refused(r.RetryAfter)
+		}
+		if err != nil {
+			// Nothing is checked: give back what was taken.
+			for _, t := range slots {
+				_ = t.Cancel(context.WithoutCancel(ctx))
+			}
+			return nil, err
+		}
+		slots = append(slots, r)
+	}
+	return slots, nil
+}
+
+func (s *Service) signIn(ctx context.Context, in SignInRequest) (SignedIn, error) {
 	u, phc, err := s.store.UserCredentials(ctx, in.Email)
 	if errors.Is(err, errs.NotFound) {
 		// Spend the same work as a real check so timing does not tell.
 		_, _ = s.check(ctx, in.Password, dummyPHC)
-		return fail()
+		return SignedIn{}, ErrInvalidCreds
 	}
 	if err != nil {
 		return SignedIn{}, err
@@ -199,7 +231,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest, remoteAddr strin
 		return SignedIn{}, err
 	}
 	if !ok {
-		return fail()
+		return SignedIn{}, ErrInvalidCreds
 	}
 	ms, err := s.store.Memberships(ctx, u.ID)
 	if err != nil {
@@ -209,6 +241,22 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest, remoteAddr strin
 		return SignedIn{}, ErrInvalidCreds
 	}
 	return s.startSession(ctx, u, ms[0].ID)
+}
+
+// ClientKey is the part of a client address that rate limits count by: the
+// IPv4 address, or the /64 network of an IPv6 address (one host usually
+// holds a whole /64).
+func ClientKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 var dummyPHC = hashPassword("not a password of anyone", OWASP)
@@ -278,12 +326,4 @@ func (s *Service) VerifyEmail(ctx context.Context, token string) error {
 		return ErrBadToken
 	}
 	return s.store.VerifyEmail(ctx, Hash(token), s.opts.Now().UnixMilli())
-}
-
-// RetryAfter reads the seconds to wait from a RATE_LIMITED error.
-func RetryAfter(e *errs.Error) string {
-	if v, ok := e.Fields["retryAfter"].(int64); ok {
-		return strconv.FormatInt(v, 10)
-	}
-	return "60"
 }

@@ -1,14 +1,20 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 
+	"studio/internal/account"
 	"studio/internal/app"
 	"studio/internal/apptest"
 	"studio/internal/auth"
@@ -131,11 +137,90 @@ func TestSignInRateLimit(t *testing.T) {
 		if res.Status != 429 || res.Code != "RATE_LIMITED" || res.Header.Get("Retry-After") == "" {
 			t.Errorf("11th try: %d %s Retry-After=%q; want 429 with Retry-After", res.Status, res.Body, res.Header.Get("Retry-After"))
 		}
-		other := a.SignUp(t, "other")
-		if res := a.Do(t, "POST", "/api/auth/sign-in/email", apptest.Anonymous, map[string]string{"email": other.Email, "password": other.Password}); res.Status != 200 {
-			t.Errorf("another address is limited too: %d %s", res.Status, res.Body)
+	})
+}
+
+// TestSignInGuessBurst sends 200 wrong guesses at once: each try is counted
+// before its password is checked, so at most 10 are checked (401) and the
+// rest are refused (429), and the right password then waits too.
+func TestSignInGuessBurst(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		u := a.SignUp(t, "burst")
+		codes := signInBurst(t, a.URL, "127.0.0.1", u.Email, "wrong password!", 200)
+		if codes[401] > account.SignInLimit || codes[401]+codes[429] != 200 {
+			t.Fatalf("200 concurrent wrong guesses answered %v; want at most %d checked (401), the rest 429", codes, account.SignInLimit)
+		}
+		res := a.Do(t, "POST", "/api/auth/sign-in/email", apptest.Anonymous, map[string]string{"email": u.Email, "password": u.Password})
+		if res.Status != 429 || res.Header.Get("Retry-After") == "" {
+			t.Errorf("right password after the burst: %d %s; want 429 with Retry-After", res.Status, res.Body)
 		}
 	})
+}
+
+// TestSignInLimitDimensions: tries are counted per client address and per
+// e-mail; successful sign-ins give their slot back.
+func TestSignInLimitDimensions(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		victim, other, regular := a.SignUp(t, "victim"), a.SignUp(t, "other"), a.SignUp(t, "regular")
+		// Twenty right passwords in a row from one address: none counts.
+		for i := range 2 * account.SignInLimit {
+			if codes := signInBurst(t, a.URL, "127.0.0.1", regular.Email, regular.Password, 1); codes[200] != 1 {
+				t.Fatalf("successful sign-in %d was limited: %v", i+1, codes)
+			}
+		}
+		// Ten wrong guesses at the victim from 127.0.0.2 use up that address and that e-mail.
+		if codes := signInBurst(t, a.URL, "127.0.0.2", victim.Email, "wrong password!", account.SignInLimit); codes[401] != account.SignInLimit {
+			t.Fatalf("the first %d wrong guesses: %v; want all 401", account.SignInLimit, codes)
+		}
+		for _, tt := range []struct {
+			name, from, email, password string
+			want                        int
+		}{
+			{"same e-mail from another address", "127.0.0.3", victim.Email, victim.Password, 429},
+			{"another e-mail from the same address", "127.0.0.2", other.Email, other.Password, 429},
+			{"another e-mail from another address", "127.0.0.3", other.Email, other.Password, 200},
+		} {
+			if codes := signInBurst(t, a.URL, tt.from, tt.email, tt.password, 1); codes[tt.want] != 1 {
+				t.Errorf("%s: %v; want %d", tt.name, codes, tt.want)
+			}
+		}
+	})
+}
+
+// signInBurst sends n sign-ins at once from the loopback address from and
+// counts the answers by status.
+func signInBurst(t *testing.T, base, from, email, password string, n int) map[int]int {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{
+		DialContext:     (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}).DialContext,
+		MaxConnsPerHost: 64,
+	}}
+	defer client.CloseIdleConnections()
+	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			res, err := client.Post(base+"/api/auth/sign-in/email", "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode == 429 && res.Header.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+			mu.Lock()
+			codes[res.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return codes
 }
 
 func TestSessionLifecycle(t *testing.T) {

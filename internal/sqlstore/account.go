@@ -181,24 +181,6 @@ func (db *DB) VerifyEmail(ctx context.Context, tokenHash string, now int64) erro
 	})
 }
 
-// Hit counts one event for key in the window starting at windowStart.
-func (db *DB) Hit(ctx context.Context, key string, windowStart int64) (int64, error) {
-	var n int64
-	err := db.writer().QueryRow(ctx, `INSERT INTO rate_counters (k, w, n) VALUES (?, ?, 1)
-		ON CONFLICT (k, w) DO UPDATE SET n = rate_counters.n + 1 RETURNING n`, key, windowStart).Scan(&n)
-	return n, err
-}
-
-// Hits reads the count for key in the window starting at windowStart.
-func (db *DB) Hits(ctx context.Context, key string, windowStart int64) (int64, error) {
-	var n int64
-	err := db.read().QueryRow(ctx, `SELECT n FROM rate_counters WHERE k = ? AND w = ?`, key, windowStart).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return n, err
-}
-
 // LogEmail writes a row of the e-mail log.
 func (db *DB) LogEmail(ctx context.Context, e mail.Entry) error {
 	_, err := db.writer().Exec(ctx, `INSERT INTO email_log (id, user_id, to_addr, template, subject, body_text, status, provider_id, created_at)
