@@ -8,8 +8,8 @@ import (
 	"errors"
 	"image"
 	"log/slog"
-	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +17,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/imagemem"
 	"studio/internal/ledger"
 	"studio/internal/ts"
 )
@@ -44,8 +45,9 @@ const ClassifyTimeout = 60 * time.Second
 type Options struct {
 	Blobs      blob.Store
 	Ledger     Ledger
-	Prices     ledger.Prices // the live price list
-	Classifier Classifier    // nil when no AI endpoint is configured
+	Prices     ledger.Prices    // the live price list
+	Classifier Classifier       // nil when no AI endpoint is configured
+	Decoding   *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
 	Now        func() time.Time
 	Log        *slog.Logger
 }
@@ -59,19 +61,22 @@ type Service struct {
 	classifier Classifier
 	now        func() time.Time
 	log        *slog.Logger
-	decoding   chan struct{} // bounds concurrent full decodes
+	decoding   *imagemem.Budget
 }
 
 // NewService returns the library service.
 func NewService(store Store, opts Options) *Service {
-	s := &Service{store: store, blobs: opts.Blobs, ledger: opts.Ledger, prices: opts.Prices, classifier: opts.Classifier, now: opts.Now, log: opts.Log}
+	s := &Service{store: store, blobs: opts.Blobs, ledger: opts.Ledger, prices: opts.Prices, classifier: opts.Classifier,
+		now: opts.Now, log: opts.Log, decoding: opts.Decoding}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.decoding = make(chan struct{}, max(2, runtime.NumCPU()))
+	if s.decoding == nil {
+		s.decoding = imagemem.New(0)
+	}
 	return s
 }
 
@@ -156,9 +161,14 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 			return Asset{}, err
 		}
 	}
-	img, err := s.decode(ctx, info.Mime, u.Data)
+	img, doneDecoding, err := s.decode(ctx, info.Mime, u.Data)
 	if err != nil {
 		return Asset{}, err
+	}
+	defer doneDecoding() // the pixels' memory is given back once the image is no longer read
+	if !u.Classify || s.classifier == nil {
+		img = nil
+		doneDecoding()
 	}
 
 	id := uuid.Must(uuid.NewV7()).String()
@@ -216,6 +226,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 			c.applyTo(&a, u)
 		}
 	}
+	doneDecoding()
 	// The row, its tags and the posting of the hold commit together.
 	if err := s.store.InsertAsset(ctx, p.HouseID, p.UserID, a, f, hold); err != nil {
 		if derr := s.blobs.Delete(bg, f.BlobKey); derr != nil {
@@ -245,18 +256,28 @@ func (c Classification) applyTo(a *Asset, u Upload) {
 	}
 }
 
-func (s *Service) decode(ctx context.Context, mime string, data []byte) (image.Image, error) {
-	select {
-	case s.decoding <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-s.decoding }()
-	img, err := Decode(mime, data)
+// decode decodes an image within the process's budget of decoded pixels;
+// done gives the memory back (once, however often it is called). An image
+// that needs more than the whole budget is IMAGE_TOO_LARGE.
+func (s *Service) decode(ctx context.Context, mime string, data []byte) (img image.Image, done func(), err error) {
+	_, _, size, err := imagemem.Decoded(data)
 	if err != nil {
-		return nil, errs.Wrap(ErrUnreadable, err)
+		return nil, nil, errs.Wrap(ErrUnreadable, err)
 	}
-	return img, nil
+	release, err := s.decoding.Acquire(ctx, size)
+	if errors.Is(err, imagemem.ErrOverBudget) {
+		return nil, nil, errs.Msg(ErrTooLarge, "The image needs more memory to decode than this server allows.")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	done = sync.OnceFunc(release)
+	img, err = Decode(mime, data)
+	if err != nil {
+		done()
+		return nil, nil, errs.Wrap(ErrUnreadable, err)
+	}
+	return img, done, nil
 }
 
 func (s *Service) classify(ctx context.Context, img image.Image, orientation int) (Classification, error) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"studio/internal/imagemem"
 	"studio/internal/ledger"
 )
 
@@ -52,6 +53,22 @@ func (r Request) All(role string) [][]byte {
 		}
 	}
 	return out
+}
+
+// MemoryCost is the most memory decoding r's inputs can take: each input's
+// decoded pixels, the NRGBA copy the tools work on, and one more for an EXIF
+// rotation. An unreadable input counts nothing (it fails at decode). Callers
+// take it from the process's imagemem.Budget before Run.
+func MemoryCost(r Request) int64 {
+	var n int64
+	for _, in := range r.Inputs {
+		w, h, size, err := imagemem.Decoded(in.Data)
+		if err != nil {
+			continue
+		}
+		n += size + int64(w)*int64(h)*8
+	}
+	return n
 }
 
 // Param returns the trimmed option name, or "" when it is absent.

@@ -30,6 +30,8 @@ type Store interface {
 	// CancelQueued cancels those of the jobs still queued and voids their
 	// holds, in one transaction; it returns the jobs it cancelled.
 	CancelQueued(ctx context.Context, house string, ids []string) ([]Job, error)
+	// Spendable is the house's spendable balance now.
+	Spendable(ctx context.Context, house string) (int64, error)
 }
 
 // Assets is what jobs need of the library (asset.Service): uploaded inputs
@@ -207,6 +209,13 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 			return Receipt{}, ErrAssetNotFound
 		}
 	}
+	if len(in.Uploads) > 0 {
+		// Uploads are stored and decoded before the hold is taken: refuse a
+		// submit the balance cannot cover before any of that work.
+		if err := s.afford(ctx, p.HouseID, cost); err != nil {
+			return Receipt{}, err
+		}
+	}
 	inputs := slices.Clone(in.Inputs)
 	var created []string
 	queued := false
@@ -232,6 +241,20 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 	rec, err := s.enqueue(ctx, j)
 	queued = err == nil && !rec.Replayed
 	return rec, err
+}
+
+// afford refuses, with INSUFFICIENT_TOKENS, a cost the house's balance
+// cannot cover now. The hold Submit takes stays the authority (the balance
+// may change in between); this only spares the work before it.
+func (s *Service) afford(ctx context.Context, house string, cost int64) error {
+	spendable, err := s.store.Spendable(ctx, house)
+	if err != nil {
+		return err
+	}
+	if spendable < cost {
+		return ledger.Insufficient(cost, spendable)
+	}
+	return nil
 }
 
 // replay returns the job the user already submitted under key, when there

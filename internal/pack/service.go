@@ -17,6 +17,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/imagemem"
 	"studio/internal/notify"
 	"studio/internal/ts"
 )
@@ -55,10 +56,11 @@ type Notifier interface {
 
 // Options configure the service.
 type Options struct {
-	Limits   Limits        // zero fields: the SPEC's values
-	Lease    time.Duration // how long a builder holds a pack; 15 min when zero
-	Poll     time.Duration // how often an idle builder looks for work; 5 s when zero
-	Attempts int           // builds tried before a pack fails; 3 when zero
+	Limits   Limits           // zero fields: the SPEC's values
+	Lease    time.Duration    // how long a builder holds a pack; 15 min when zero
+	Poll     time.Duration    // how often an idle builder looks for work; 5 s when zero
+	Attempts int              // builds tried before a pack fails; 3 when zero
+	Decoding *imagemem.Budget // memory for decoding frames into renditions; 1 GiB of its own when nil
 	Now      func() time.Time
 	Log      *slog.Logger
 }
@@ -76,12 +78,16 @@ type Service struct {
 	log      *slog.Logger
 	worker   string
 	wake     chan struct{}
+	decoding *imagemem.Budget
 }
 
 // NewService returns the pack service.
 func NewService(store Store, blobs blob.Store, notifier Notifier, opts Options) *Service {
 	s := &Service{store: store, blobs: blobs, notifier: notifier, lease: opts.Lease, poll: opts.Poll, attempts: opts.Attempts,
-		now: opts.Now, log: opts.Log, worker: "pack-" + uuid.NewString(), wake: make(chan struct{}, 1)}
+		now: opts.Now, log: opts.Log, worker: "pack-" + uuid.NewString(), wake: make(chan struct{}, 1), decoding: opts.Decoding}
+	if s.decoding == nil {
+		s.decoding = imagemem.New(0)
+	}
 	if s.lease <= 0 {
 		s.lease = 15 * time.Minute
 	}
@@ -265,7 +271,7 @@ func (s *Service) Download(ctx context.Context, p auth.Principal, id string) (Do
 	if len(entries) == 0 {
 		return Download{}, errs.NotFound
 	}
-	d.Write = func(w io.Writer) error { return WriteArchive(ctx, w, entries, pk.Sizes, s.open) }
+	d.Write = func(w io.Writer) error { return WriteArchive(ctx, w, entries, pk.Sizes, s.open, s.decoding) }
 	return d, nil
 }
 
@@ -351,7 +357,7 @@ func (s *Service) build(ctx context.Context, pk Pack, entries []Entry) (int64, e
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := WriteArchive(ctx, pw, entries, pk.Sizes, s.open)
+		err := WriteArchive(ctx, pw, entries, pk.Sizes, s.open, s.decoding)
 		pw.CloseWithError(err)
 		done <- err
 	}()

@@ -15,6 +15,8 @@ import (
 
 	"github.com/disintegration/imaging"
 	_ "golang.org/x/image/webp" // decodes webp sources for renditions
+
+	"studio/internal/imagemem"
 )
 
 // entryOverhead bounds a stored entry's zip headers besides its name: the
@@ -124,7 +126,8 @@ type Opener func(ctx context.Context, key string) (io.ReadCloser, error)
 // WriteArchive writes the zip of entries to w: each original, stored as
 // is, then its renditions, one folder per size. Names and order depend
 // only on entries and sizes, so two downloads of a pack are the same.
-func WriteArchive(ctx context.Context, w io.Writer, entries []Entry, sizes []Size, open Opener) error {
+// Renditions decode each frame within the decoding budget.
+func WriteArchive(ctx context.Context, w io.Writer, entries []Entry, sizes []Size, open Opener, decoding *imagemem.Budget) error {
 	zw := zip.NewWriter(w)
 	names := namer{}
 	for _, e := range entries {
@@ -159,20 +162,39 @@ func WriteArchive(ctx context.Context, w io.Writer, entries []Entry, sizes []Siz
 		if len(sizes) == 0 {
 			continue
 		}
-		img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
-		if err != nil {
-			return fmt.Errorf("decode %s: %w", e.ID, err)
-		}
-		for _, s := range sizes {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := writeRendition(zw, names.name(s.Name, base, renditionExt(e.Mime)), e, img, s); err != nil {
-				return err
-			}
+		if err := renditions(ctx, zw, names, base, e, data, sizes, decoding); err != nil {
+			return err
 		}
 	}
 	return zw.Close()
+}
+
+// renditions decodes one frame, holding its pixels' memory from the budget
+// (the decoded image, its NRGBA copy and an EXIF rotation), and writes a
+// rendition per size.
+func renditions(ctx context.Context, zw *zip.Writer, names namer, base string, e Entry, data []byte, sizes []Size, decoding *imagemem.Budget) error {
+	w, h, size, err := imagemem.Decoded(data)
+	if err != nil {
+		return fmt.Errorf("decode %s: %w", e.ID, err)
+	}
+	release, err := decoding.Acquire(ctx, size+int64(w)*int64(h)*8)
+	if err != nil {
+		return fmt.Errorf("decode %s: %w", e.ID, err)
+	}
+	defer release()
+	img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
+	if err != nil {
+		return fmt.Errorf("decode %s: %w", e.ID, err)
+	}
+	for _, s := range sizes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := writeRendition(zw, names.name(s.Name, base, renditionExt(e.Mime)), e, img, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func copyEntry(ctx context.Context, zw *zip.Writer, hdr *zip.FileHeader, e Entry, open Opener) error {

@@ -489,6 +489,13 @@ func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (l
 	return b, nil
 }
 
+// Spendable is what a hold could take from the house now: its live grants
+// and top-ups, less nothing (open holds already took theirs).
+func (db *DB) Spendable(ctx context.Context, house string) (int64, error) {
+	g, t, err := sumByKind(ctx, db.read(), qLiveSums, house, db.nowMs())
+	return g + t, err
+}
+
 // Plan returns the house's plan.
 func (db *DB) Plan(ctx context.Context, house string) (ledger.Plan, error) {
 	var p ledger.Plan

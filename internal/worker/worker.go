@@ -19,6 +19,7 @@ import (
 
 	"studio/internal/blob"
 	"studio/internal/engine"
+	"studio/internal/imagemem"
 	"studio/internal/job"
 )
 
@@ -48,7 +49,11 @@ type Options struct {
 	Poll        time.Duration // how often an idle worker looks for work (default 1 s)
 	MaxAttempts int           // tries before a rescued job fails (default 3)
 	Grace       time.Duration // how long shutdown waits for in-flight renders (default 20 s)
-	Now         func() time.Time
+	// Decoding is the memory for decoded inputs, shared by the process; a
+	// render takes what its inputs need before it starts (1 GiB of its own
+	// when nil).
+	Decoding *imagemem.Budget
+	Now      func() time.Time
 }
 
 // Pool is a set of workers in one process.
@@ -82,6 +87,9 @@ func New(store Store, blobs blob.Store, eng engine.Engine, notify job.Notifier, 
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Decoding == nil {
+		opts.Decoding = imagemem.New(0)
 	}
 	return &Pool{store: store, blobs: blobs, engine: eng, notify: notify, log: log, opts: opts,
 		id: "w-" + uuid.NewString()[:8], wake: make(chan struct{}, 1)}
@@ -249,6 +257,14 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 	if w, h := shape(j.Params); w > 0 && h > 0 {
 		req.Shape = &engine.Shape{Width: w, Height: h}
 	}
+	release, err := p.opts.Decoding.Acquire(ctx, engine.MemoryCost(req))
+	if errors.Is(err, imagemem.ErrOverBudget) {
+		return engine.Result{}, engine.InputError(j.Tool, "The inputs need more memory to decode than this server allows.", err)
+	}
+	if err != nil {
+		return engine.Result{}, err
+	}
+	defer release()
 	return p.engine.Run(ctx, req)
 }
 

@@ -1,0 +1,74 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"io/fs"
+	"path/filepath"
+	"testing"
+
+	"studio/internal/apptest"
+)
+
+// brokenPNG is a PNG whose header reads (64 x 64) but whose pixels do not:
+// decoding it fails, so a submit that decoded it would answer 400.
+func brokenPNG(t testing.TB) []byte {
+	t.Helper()
+	b := bytes.Clone(pngOf(t, 64, 64))
+	i := bytes.Index(b, []byte("IDAT"))
+	if i < 0 {
+		t.Fatal("no IDAT chunk")
+	}
+	for j := i + 8; j < i+40 && j < len(b)-12; j++ {
+		b[j] ^= 0x5a
+	}
+	return b
+}
+
+func blobFiles(t testing.TB, dir string) int {
+	t.Helper()
+	n := 0
+	_ = filepath.WalkDir(filepath.Join(dir, "blobs"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// TestSubmitShortOfTokensReadsNoInput: the price is known from tool and
+// tier, so a submit the balance cannot cover is 402 before its inputs are
+// stored or decoded: no blob is written and a broken image is never looked
+// at (a house that can pay gets 400 for it).
+func TestSubmitShortOfTokensReadsNoInput(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		broken := brokenPNG(t)
+		tryon := func(k apptest.Cred, img []byte) apptest.Resp {
+			return a.Do(t, "POST", "/api/toolkit/jobs/submit", k, apptest.Multipart(t,
+				apptest.Part{Name: "tool", Value: "tryon"}, apptest.Part{Name: "quality", Value: "4k"},
+				apptest.Part{Name: "model", Filename: "m.png", Data: img}, apptest.Part{Name: "garment", Filename: "g.png", Data: img}))
+		}
+		rich := a.Key(t, a.SignUp(t, "rich"), "member")
+		if res := tryon(rich, broken); res.Status != 400 {
+			t.Fatalf("a house that can pay, broken image: %d %s; want 400 (the image is decoded)", res.Status, res.Body)
+		}
+
+		poor := a.SignUp(t, "poor")
+		k := a.Key(t, poor, "member")
+		for range 3 { // 3 x 18 of the 60 sign-up tokens
+			if res := tryon(k, pngOf(t, 64, 64)); res.Status != 202 {
+				t.Fatalf("spending: %d %s", res.Status, res.Body)
+			}
+		}
+		assets, files := assetCount(t, a, k), blobFiles(t, e.DataDir)
+		res := tryon(k, broken)
+		m := res.Map(t)
+		if res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" || m["need"] != float64(18) || m["spendable"] != float64(6) {
+			t.Fatalf("got %d %s; want 402 with need 18 and spendable 6, before the image is read", res.Status, res.Body)
+		}
+		if n, f := assetCount(t, a, k), blobFiles(t, e.DataDir); n != assets || f != files {
+			t.Errorf("assets %d -> %d, blob files %d -> %d; want nothing stored", assets, n, files, f)
+		}
+	})
+}

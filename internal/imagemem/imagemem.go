@@ -1,0 +1,96 @@
+// Package imagemem bounds the memory of decoded images in flight. A
+// compressed image says little about its decoded size: a 389 KB 16-bit PNG
+// of 50 megapixels decodes to 400 MB. So decoders do not take a slot each;
+// they take the bytes their pixels will need from one Budget shared by the
+// process (uploads, develops, packs), and wait while others hold it. A
+// single image that needs more than the whole budget is refused rather
+// than waited for (it never could be decoded).
+package imagemem
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	_ "image/jpeg" // DecodeConfig for the accepted types
+	_ "image/png"
+
+	_ "golang.org/x/image/webp"
+	"golang.org/x/sync/semaphore"
+)
+
+// ErrOverBudget refuses an image that needs more memory than the whole
+// budget. Callers answer it as 413 IMAGE_TOO_LARGE.
+var ErrOverBudget = errors.New("imagemem: the decoded image needs more memory than the whole budget")
+
+// DefaultBudget is the budget when none is configured: 1 GiB, which holds
+// the largest accepted input (50 MP at 16 bits a channel with alpha, plus
+// the develop's working copies) with room for smaller ones beside it.
+const DefaultBudget = 1 << 30
+
+// Budget is a weighted semaphore of bytes: waiters are served in order, so
+// a large image is not starved by a stream of small ones.
+type Budget struct {
+	total int64
+	sem   *semaphore.Weighted
+}
+
+// New returns a budget of total bytes (DefaultBudget when total <= 0).
+func New(total int64) *Budget {
+	if total <= 0 {
+		total = DefaultBudget
+	}
+	return &Budget{total: total, sem: semaphore.NewWeighted(total)}
+}
+
+// Total is the budget's size in bytes.
+func (b *Budget) Total() int64 { return b.total }
+
+// Acquire waits until n bytes are free and takes them; release gives them
+// back (call it once). ErrOverBudget when n exceeds the whole budget, the
+// context's error when ctx ends first.
+func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err error) {
+	n = max(n, 1)
+	if n > b.total {
+		return nil, ErrOverBudget
+	}
+	if err := b.sem.Acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	return func() { b.sem.Release(n) }, nil
+}
+
+// BytesPerPixel is the size of one pixel of an image the standard decoders
+// return for colour model m: 1 for grey and paletted, 2 for 16-bit grey, 3
+// for JPEG's YCbCr (4:4:4, the largest sampling), 4 for 8-bit RGBA, CMYK or
+// YCbCr with alpha, 8 for 16-bit RGBA (a 16-bit RGB PNG decodes to RGBA64).
+// An unknown model counts as 8.
+func BytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel, color.NYCbCrAModel:
+		return 4
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 8
+}
+
+// Decoded reads an image's header and returns its size and the bytes its
+// pixels take once decoded (before any conversion).
+func Decoded(data []byte) (width, height int, size int64, err error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return cfg.Width, cfg.Height, int64(cfg.Width) * int64(cfg.Height) * BytesPerPixel(cfg.ColorModel), nil
+}

@@ -1,0 +1,105 @@
+package imagemem
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func encodePNG(t *testing.T, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestDecoded(t *testing.T) {
+	r := image.Rect(0, 0, 30, 20)
+	var jbuf bytes.Buffer
+	jpeg.Encode(&jbuf, image.NewRGBA(r), nil)
+	pal := image.NewPaletted(r, color.Palette{color.Black, color.White})
+	rgb16 := image.NewRGBA64(r) // opaque: written as 16-bit RGB, decoded as RGBA64
+	for i := range rgb16.Pix {
+		rgb16.Pix[i] = 0xff
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want int64
+	}{
+		{"jpeg (YCbCr)", jbuf.Bytes(), 600 * 3},
+		{"png grey", encodePNG(t, image.NewGray(r)), 600},
+		{"png 16-bit grey", encodePNG(t, image.NewGray16(r)), 600 * 2},
+		{"png paletted", encodePNG(t, pal), 600},
+		{"png 8-bit RGBA", encodePNG(t, image.NewNRGBA(r)), 600 * 4},
+		{"png 16-bit RGB", encodePNG(t, rgb16), 600 * 8},
+		{"png 16-bit RGBA", encodePNG(t, image.NewNRGBA64(r)), 600 * 8},
+	} {
+		w, h, size, err := Decoded(tt.data)
+		if err != nil || w != 30 || h != 20 || size != tt.want {
+			t.Errorf("%s: %dx%d %d bytes, %v; want 30x20 %d", tt.name, w, h, size, err, tt.want)
+		}
+	}
+	if _, _, _, err := Decoded([]byte("not an image")); err == nil {
+		t.Error("garbage has a size")
+	}
+}
+
+// TestBudgetBoundsBytesInFlight: holders never exceed the budget together,
+// whatever their mix of sizes, and all of them get through.
+func TestBudgetBoundsBytesInFlight(t *testing.T) {
+	b := New(100)
+	var held, peak atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		n := int64(10 + (i%4)*30) // 10, 40, 70, 100
+		wg.Go(func() {
+			release, err := b.Acquire(context.Background(), n)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			now := held.Add(n)
+			for {
+				p := peak.Load()
+				if now <= p || peak.CompareAndSwap(p, now) {
+					break
+				}
+			}
+			time.Sleep(time.Millisecond)
+			held.Add(-n)
+			release()
+		})
+	}
+	wg.Wait()
+	if peak.Load() > 100 {
+		t.Fatalf("%d bytes held at once; the budget is 100", peak.Load())
+	}
+}
+
+func TestOverBudgetIsRefusedNotAwaited(t *testing.T) {
+	b := New(100)
+	release, err := b.Acquire(context.Background(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, err := b.Acquire(context.Background(), 101); !errors.Is(err, ErrOverBudget) {
+		t.Fatalf("101 of 100: %v; want ErrOverBudget at once", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := b.Acquire(ctx, 50); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("50 more while 60 are held: %v; want to wait until the context ends", err)
+	}
+}
