@@ -75,7 +75,7 @@ func newFlags(name string, stdout io.Writer, summary string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "usage: studio %s [flags]\n\n%s\n\nSettings (environment variables, with defaults):\n", name, summary)
 		for _, s := range app.Settings {
-			fmt.Fprintf(stdout, "  %-20s %s\n  %-20s   default: %s\n", s.Name, s.Help, "", s.ShownDefault())
+			fmt.Fprintf(stdout, "  %-28s %s\n  %-28s   default: %s\n", s.Name, s.Help, "", s.ShownDefault())
 		}
 		fmt.Fprintln(stdout, "\nFlags:")
 		fs.PrintDefaults()

@@ -23,6 +23,8 @@ import (
 	"studio/internal/engine/local"
 	"studio/internal/events"
 	"studio/internal/httpapi"
+	"studio/internal/httpguard"
+	"studio/internal/imagemem"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/look"
@@ -30,6 +32,7 @@ import (
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/post"
+	"studio/internal/ratelimit"
 	"studio/internal/sqlstore"
 	"studio/internal/worker"
 )
@@ -49,6 +52,7 @@ type App struct {
 	Pool   *worker.Pool  // the workers; they run only when RunWorkers is called
 	Packs  *pack.Service // batch downloads; its builder runs beside the workers
 	Engine engine.Engine // what the workers develop with
+	Limits *ratelimit.Limiter
 	Log    *slog.Logger
 }
 
@@ -94,11 +98,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	}
 	// One live price table: the catalog, quotes, holds and charges all read it.
 	prices := ledger.DefaultPrices()
+	// One budget of decoded pixels for the whole process: uploads, develops and pack renditions.
+	decoding := imagemem.New(cfg.DecodeMB << 20)
 	assets := asset.NewService(db, asset.Options{
-		Blobs: blobs, Ledger: db, Prices: prices, Classifier: classifier, Now: now, Log: log,
+		Blobs: blobs, Ledger: db, Prices: prices, Classifier: classifier, Decoding: decoding, Now: now, Log: log,
 	})
+	limits := rateLimits(cfg, db, now)
 	accounts := account.NewService(db, sender, account.Options{
 		PublicURL: cfg.PublicURL, AdminEmails: cfg.AdminEmails, InviteOnly: cfg.Signup == "invite", Hash: opts.Hash, Now: now,
+		Limits: limits,
 	})
 	broker := events.NewBroker(events.Options{})
 	var relay *events.PGRelay // several instances share PostgreSQL: relay events between them
@@ -121,8 +129,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	pub := events.Publisher{Broker: broker, Relay: relay, DB: db.Pool(), Log: log}
 	announce := job.Announcer{Pub: pub, Log: log}
 	jobs := job.NewService(db, assets, eng, prices, announce, now)
-	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Now: now, Log: log})
-	pool := worker.New(db, blobs, eng, announce, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Now: now})
+	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Decoding: decoding, Now: now, Log: log})
+	pool := worker.New(db, blobs, eng, announce, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
+		Decoding: decoding, Now: now})
 	workers.Store(pool)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
@@ -143,7 +152,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)
-	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs, Engine: eng, Log: log}, nil
+	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -169,18 +178,23 @@ func (a *App) Close() error {
 // bound address.
 func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	srv := &http.Server{
-		Addr:              a.Config.Addr,
-		Handler:           a.Server,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+		Addr:     a.Config.Addr,
+		Handler:  a.Server,
+		ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", a.Config.Addr)
 	if err != nil {
 		return err
 	}
+	// Deadlines for every part of a request and caps on connections, so that
+	// clients that stall cannot hold the server (README, "Settings").
+	gopts := a.Config.Guard
+	gopts.Log = a.Log
+	guard, ln := httpguard.Apply(srv, ln, gopts)
+	g := guard.Options()
 	a.Log.Info("serving", "addr", ln.Addr().String(), "public_url", a.Config.PublicURL,
-		"database", a.DB.Engine().String(), "data_dir", a.Config.DataDir)
+		"database", a.DB.Engine().String(), "data_dir", a.Config.DataDir,
+		"max_conns", g.MaxConns, "max_conns_per_client", g.MaxPerClient)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -228,6 +242,16 @@ func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error)
 		return nil, err
 	}
 	return s3.New(ctx, cfg)
+}
+
+// rateLimits counts rate-limited events in this process on SQLite (one
+// instance owns the file) and in the database on PostgreSQL, which several
+// instances may share.
+func rateLimits(cfg Config, db *sqlstore.DB, now func() time.Time) *ratelimit.Limiter {
+	if cfg.DatabaseURL != "" {
+		return ratelimit.New(db, now)
+	}
+	return ratelimit.New(ratelimit.NewMemory(), now)
 }
 
 // engines builds the develop engine: the local engine (with its lookbook

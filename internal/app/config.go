@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"studio/internal/engine/fal"
+	"studio/internal/httpguard"
 )
 
 // Config is every setting of the service (DECISIONS §9), read from the
@@ -29,10 +30,12 @@ type Config struct {
 	AIAPIKey    string
 	AIModel     string
 	SMTPURL     string
-	FalURL      string        // fal's queue endpoint (tests point it at a local server)
-	Workers     int           // jobs rendered at once by this process
-	JobLease    time.Duration // how long a claimed job stays leased without a heartbeat
-	WorkerPoll  time.Duration // how often an idle worker looks for work it was not woken for
+	FalURL      string            // fal's queue endpoint (tests point it at a local server)
+	Workers     int               // jobs rendered at once by this process
+	JobLease    time.Duration     // how long a claimed job stays leased without a heartbeat
+	WorkerPoll  time.Duration     // how often an idle worker looks for work it was not woken for
+	Guard       httpguard.Options // deadlines and connection caps of the HTTP server
+	DecodeMB    int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -114,6 +117,53 @@ var Settings = []Setting{
 	{Name: "STUDIO_WORKER_POLL", Default: "1s", Help: "how often an idle worker looks for work; submits wake workers at once (on PostgreSQL across instances)",
 		set: func(c *Config, v string) (err error) {
 			c.WorkerPoll, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_DECODE_BUDGET_MB", Default: "1024", Help: "memory for decoded images in flight (uploads, develops, packs); an image needing more than all of it is refused (16 to 1048576)",
+		set: func(c *Config, v string) error {
+			n, err := wholeNumber(v, 16, 1<<20)
+			c.DecodeMB = int64(n)
+			return err
+		}},
+	{Name: "STUDIO_HEADER_TIMEOUT", Default: "5s", Help: "time a client has to send a request's headers",
+		set: func(c *Config, v string) (err error) {
+			c.Guard.HeaderTimeout, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_BODY_TIMEOUT", Default: "30s", Help: "time a client has to send a request body (JSON and other non-multipart bodies)",
+		set: func(c *Config, v string) (err error) {
+			c.Guard.BodyTimeout, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_UPLOAD_TIMEOUT", Default: "5m", Help: "time a client has to send a multipart body (uploads and submits of up to 12 MB an image)",
+		set: func(c *Config, v string) (err error) {
+			c.Guard.UploadTimeout, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_WRITE_TIMEOUT", Default: "60s", Help: "time each write of an answer may wait for a client that does not read",
+		set: func(c *Config, v string) (err error) {
+			c.Guard.WriteTimeout, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_IDLE_TIMEOUT", Default: "60s", Help: "time a keep-alive connection may stay idle between requests",
+		set: func(c *Config, v string) (err error) {
+			c.Guard.IdleTimeout, err = duration(v, 10*time.Millisecond)
+			return err
+		}},
+	{Name: "STUDIO_MAX_CONNS", Shown: "(half the open-file limit)", Help: "connections open at once; when full, the one waiting longest for its client is closed",
+		set: func(c *Config, v string) (err error) {
+			if v != "" {
+				c.Guard.MaxConns, err = wholeNumber(v, 1, 10_000_000)
+			}
+			return err
+		}},
+	{Name: "STUDIO_MAX_CONNS_PER_CLIENT", Default: "256", Help: "connections open at once from one client address (IPv6: a /64); 0 for no cap (behind a proxy)",
+		set: func(c *Config, v string) error {
+			n, err := wholeNumber(v, 0, 10_000_000)
+			c.Guard.MaxPerClient = n
+			if n == 0 {
+				c.Guard.MaxPerClient = -1 // httpguard: negative is no cap
+			}
 			return err
 		}},
 }

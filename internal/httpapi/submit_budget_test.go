@@ -2,10 +2,14 @@ package httpapi_test
 
 import (
 	"bytes"
+	"image"
+	"image/png"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"studio/internal/app"
 	"studio/internal/apptest"
 )
 
@@ -71,4 +75,32 @@ func TestSubmitShortOfTokensReadsNoInput(t *testing.T) {
 			t.Errorf("assets %d -> %d, blob files %d -> %d; want nothing stored", assets, n, files, f)
 		}
 	})
+}
+
+// TestDevelopOverDecodeBudget: an input a develop cannot decode within the
+// process's budget (its pixels plus the working copies) fails the job as an
+// input fault, with its hold voided, instead of waiting for memory that
+// will never be free.
+func TestDevelopOverDecodeBudget(t *testing.T) {
+	e := apptest.Engines(t)[0]
+	a := apptest.New(t, e, func(c *app.Config) { c.DecodeMB = 16 })
+	owner := a.SignUp(t, "deep")
+	k := a.Key(t, owner, "member")
+	var deep bytes.Buffer // 1,100 x 1,100 at 16 bits: 9.7 MB decoded, twice that to develop
+	if err := png.Encode(&deep, image.NewNRGBA64(image.Rect(0, 0, 1100, 1100))); err != nil {
+		t.Fatal(err)
+	}
+	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "upscale", "image", deep.Bytes()))
+	if res.Status != 202 {
+		t.Fatalf("submit: %d %s", res.Status, res.Body)
+	}
+	develop(t, a)
+	var jobs JobsResult
+	a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "failed" || jobs.Jobs[0].Error == nil || !strings.Contains(*jobs.Jobs[0].Error, "memory") {
+		t.Fatalf("jobs = %+v; want one failed for want of memory", jobs.Jobs)
+	}
+	if b := houseBalance(t, a, owner.HouseID); b.Balance != 60 || b.Held != 0 {
+		t.Errorf("balance %+v; want nothing charged", b)
+	}
 }
