@@ -34,6 +34,7 @@ import (
 	"studio/internal/post"
 	"studio/internal/ratelimit"
 	"studio/internal/sqlstore"
+	"studio/internal/sweep"
 	"studio/internal/worker"
 )
 
@@ -220,11 +221,15 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 func (a *App) RunWorkers(ctx context.Context) error {
 	a.Log.Info("workers running", "engine", a.Engine.Name(), "tools", a.Engine.Tools(), "concurrency", a.Config.Workers)
 	var wg sync.WaitGroup
-	var packErr error
+	var packErr, sweepErr error
 	wg.Go(func() { packErr = a.Packs.Run(ctx) })
+	// Bytes a crash left without a row, and stale temporary files, go once
+	// at start and then every STUDIO_SWEEP_EVERY.
+	sweeper := sweep.New(a.DB, a.Blobs, sweep.Options{Grace: a.Config.SweepGrace, Every: a.Config.SweepEvery, Log: a.Log})
+	wg.Go(func() { sweepErr = sweeper.Run(ctx) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
-	return errors.Join(err, packErr)
+	return errors.Join(err, packErr, sweepErr)
 }
 
 // openBlobs returns the blob store blobURL names: the disk store in

@@ -36,6 +36,8 @@ type Config struct {
 	WorkerPoll  time.Duration     // how often an idle worker looks for work it was not woken for
 	Guard       httpguard.Options // deadlines and connection caps of the HTTP server
 	DecodeMB    int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
+	SweepEvery  time.Duration     // how often the workers remove orphaned blobs and stale temporary files
+	SweepGrace  time.Duration     // how old an unreferenced blob or temporary file must be to go
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -125,6 +127,10 @@ var Settings = []Setting{
 			c.DecodeMB = int64(n)
 			return err
 		}},
+	{Name: "STUDIO_SWEEP_EVERY", Default: "1h", Help: "how often the workers remove blobs no row refers to and stale temporary files (also once at start)",
+		set: func(c *Config, v string) (err error) { c.SweepEvery, err = duration(v, time.Second); return err }},
+	{Name: "STUDIO_SWEEP_GRACE", Default: "1h", Help: "how old an unreferenced blob or temporary file must be before a sweep removes it",
+		set: func(c *Config, v string) (err error) { c.SweepGrace, err = duration(v, time.Second); return err }},
 	{Name: "STUDIO_HEADER_TIMEOUT", Default: "5s", Help: "time a client has to send a request's headers",
 		set: func(c *Config, v string) (err error) {
 			c.Guard.HeaderTimeout, err = duration(v, 10*time.Millisecond)

@@ -48,6 +48,15 @@ type Store interface {
 	Stat(ctx context.Context, key string) (Info, error)
 	// Delete removes the bytes under key; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
+	// Walk calls fn with each key under prefix (a folder such as "assets/",
+	// or "" for all) and its Info, in no set order; the temporary files of
+	// unfinished Puts are not keys. An error from fn stops the walk and is
+	// returned.
+	Walk(ctx context.Context, prefix string, fn func(key string, info Info) error) error
+	// SweepTemp removes the temporary files that Puts interrupted by a crash
+	// left, when last written before before, and says how many and their
+	// bytes. A Put in progress is younger than any sensible before.
+	SweepTemp(ctx context.Context, before time.Time) (n int, size int64, err error)
 	// Close releases the store (the disk store's directory handle, the S3
 	// store's idle connections). Objects already opened stay readable.
 	Close() error

@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // Disk keeps blobs as files under one directory, each key a relative path
@@ -216,6 +218,71 @@ func (d *Disk) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("blob: delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// Walk calls fn for each file under the directory prefix (a clean relative
+// path ending in "/", or "" for all), skipping the temporary files of Puts.
+func (d *Disk) Walk(ctx context.Context, prefix string, fn func(key string, info Info) error) error {
+	dir := strings.TrimSuffix(prefix, "/")
+	if dir == "" {
+		dir = "."
+	}
+	err := fs.WalkDir(d.root.FS(), dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll // nothing stored under prefix yet
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+			return nil // temporary files, and the directories' own entries
+		}
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted since the directory was read
+		}
+		if err != nil {
+			return err
+		}
+		return fn(p, Info{Size: fi.Size(), ModTime: fi.ModTime()})
+	})
+	if err != nil {
+		return fmt.Errorf("blob: walk %s: %w", prefix, err)
+	}
+	return nil
+}
+
+// SweepTemp removes the temporary files (".<name>.tmp-<random>") that Puts
+// interrupted by a crash left, when last written before before.
+func (d *Disk) SweepTemp(ctx context.Context, before time.Time) (n int, size int64, err error) {
+	err = fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), ".") || !strings.Contains(e.Name(), ".tmp-") {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil || !fi.ModTime().Before(before) {
+			return nil // gone already, or a Put writing it now
+		}
+		if err := d.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		n++
+		size += fi.Size()
+		return nil
+	})
+	if err != nil {
+		return n, size, fmt.Errorf("blob: sweep temporary files: %w", err)
+	}
+	return n, size, nil
 }
 
 // diskErr wraps a file system error, turning "no such file" (also when a

@@ -11,7 +11,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -107,6 +109,9 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// spoolPattern names Put's spool files (os.CreateTemp fills in the star).
+const spoolPattern = "blob-put-*"
+
 // Put stores r's bytes under key; see S3 for how.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	if err := blob.CheckKey(key); err != nil {
@@ -115,7 +120,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	f, err := os.CreateTemp(s.spoolDir, "blob-put-*")
+	f, err := os.CreateTemp(s.spoolDir, spoolPattern)
 	if err != nil {
 		return 0, fmt.Errorf("blob: put %s: spool: %w", key, err)
 	}
@@ -187,6 +192,56 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("blob: delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// Walk lists the objects under prefix, a page of up to 1,000 at a time.
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(key string, info blob.Info) error) error {
+	in := &awss3.ListObjectsV2Input{Bucket: &s.bucket}
+	if prefix != "" {
+		in.Prefix = &prefix
+	}
+	pages := awss3.NewListObjectsV2Paginator(s.client, in)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("blob: walk %s: %w", prefix, err)
+		}
+		for _, o := range page.Contents {
+			if err := fn(aws.ToString(o.Key), blob.Info{Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SweepTemp removes the spool files ("blob-put-*" in the spool folder) of
+// Puts a crash interrupted. Nothing temporary is kept in the bucket: a Put
+// is one PutObject, which S3 applies whole or not at all.
+func (s *Store) SweepTemp(ctx context.Context, before time.Time) (n int, size int64, err error) {
+	dir := s.spoolDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, spoolPattern))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, m := range matches {
+		if err := ctx.Err(); err != nil {
+			return n, size, err
+		}
+		fi, err := os.Lstat(m)
+		if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(before) {
+			continue // gone already, not ours, or a Put spooling now
+		}
+		if err := os.Remove(m); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, size, fmt.Errorf("blob: sweep spool files: %w", err)
+		}
+		n++
+		size += fi.Size()
+	}
+	return n, size, nil
 }
 
 // isNotFound reports whether err is S3's answer for a missing key:
