@@ -1,8 +1,10 @@
 package blob_test
 
 import (
+	"crypto/rand"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"studio/internal/blob"
 	"studio/internal/blob/blobtest"
@@ -28,5 +30,8 @@ func newDiskTestStore(t testing.TB) *blobtest.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return &blobtest.Store{Store: d, Leftovers: func(t testing.TB) []string { return blobtest.FilesUnder(t, dir) }}
+	plant := func(t testing.TB, mod time.Time) string {
+		return blobtest.PlantFile(t, filepath.Join(dir, "assets", "h1", ".k.tmp-"+rand.Text()), mod)
+	}
+	return &blobtest.Store{Store: d, Leftovers: func(t testing.TB) []string { return blobtest.FilesUnder(t, dir) }, PlantTemp: plant}
 }

@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +35,9 @@ type Store struct {
 	Leftovers func(t testing.TB) []string
 	// KeyPrefix is how Leftovers names a key: "" on disk, "s3:" on S3.
 	KeyPrefix string
+	// PlantTemp leaves a temporary file as a Put that a crash interrupted
+	// would, last written at mod, and returns its path (PlantFile helps).
+	PlantTemp func(t testing.TB, mod time.Time) string
 }
 
 // Conformance runs the behaviour checks against the stores newStore makes;
@@ -54,6 +59,8 @@ func Conformance(t *testing.T, newStore func(t testing.TB) *Store) {
 		{"failed put leaves nothing", testFailedPut},
 		{"bad keys", testBadKeys},
 		{"serve ranges", testServeContent},
+		{"walk", testWalk},
+		{"sweep temporary files", testSweepTemp},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
@@ -512,5 +519,63 @@ func testServeContent(t *testing.T, s *Store) {
 				}
 			}
 		})
+	}
+}
+
+func testWalk(t *testing.T, s *Store) {
+	keys := map[string]int{"assets/h1/a": 1, "assets/h1/b": 2, "assets/h2/c": 3, "packs/h1/p.zip": 4, "other": 5}
+	for k, n := range keys {
+		MustPut(t, s, k, RandomBytes(n))
+	}
+	s.PlantTemp(t, time.Now()) // never a key
+	walk := func(prefix string) map[string]int {
+		got := map[string]int{}
+		err := s.Walk(t.Context(), prefix, func(key string, info blob.Info) error {
+			if time.Since(info.ModTime) > time.Hour || info.ModTime.After(time.Now().Add(time.Minute)) {
+				t.Errorf("%s: ModTime %v", key, info.ModTime)
+			}
+			got[key] = int(info.Size)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Walk(%q): %v", prefix, err)
+		}
+		return got
+	}
+	if got := walk(""); !maps.Equal(got, keys) {
+		t.Errorf("Walk(\"\") = %v; want %v", got, keys)
+	}
+	want := map[string]int{"assets/h1/a": 1, "assets/h1/b": 2, "assets/h2/c": 3}
+	if got := walk("assets/"); !maps.Equal(got, want) {
+		t.Errorf("Walk(assets/) = %v; want %v", got, want)
+	}
+	if got := walk("nothing/"); len(got) != 0 {
+		t.Errorf("Walk(nothing/) = %v; want nothing", got)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := s.Walk(t.Context(), "", func(string, blob.Info) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("a walk fn's error: %v after %d calls; want it returned after 1", err, n)
+	}
+}
+
+func testSweepTemp(t *testing.T, s *Store) {
+	MustPut(t, s, "assets/h1/k", []byte("kept"))
+	now := time.Now()
+	old := s.PlantTemp(t, now.Add(-2*time.Hour))
+	young := s.PlantTemp(t, now)
+	n, size, err := s.SweepTemp(t.Context(), now.Add(-time.Hour))
+	if err != nil || n != 1 || size != int64(len("half a put")) {
+		t.Fatalf("SweepTemp = %d, %d, %v; want the one stale file", n, size, err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a Put's file being written now was removed: %v", err)
+	}
+	if got := ReadAll(t, s, "assets/h1/k"); string(got) != "kept" {
+		t.Errorf("a key was touched: %q", got)
 	}
 }

@@ -2,8 +2,10 @@ package blobtest
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // FilesUnder lists the files under dir (not the directories), relative and
@@ -23,4 +25,20 @@ func FilesUnder(t testing.TB, dir string) []string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// PlantFile writes a small file at path (creating its folder), last
+// modified at mod, and returns path: a temporary file for Store.PlantTemp.
+func PlantFile(t testing.TB, path string, mod time.Time) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("half a put"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -221,7 +223,10 @@ func newTestStore(t testing.TB) *blobtest.Store {
 		}
 		return files
 	}
-	return &blobtest.Store{Store: s, Leftovers: leftovers, KeyPrefix: "s3:"}
+	plant := func(t testing.TB, mod time.Time) string {
+		return blobtest.PlantFile(t, filepath.Join(cfg.SpoolDir, "blob-put-"+rand.Text()), mod)
+	}
+	return &blobtest.Store{Store: s, Leftovers: leftovers, KeyPrefix: "s3:", PlantTemp: plant}
 }
 
 // testBucket creates a fresh bucket on the TEST_S3_URL server, named after
