@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"studio/internal/errs"
 	"studio/internal/ledger"
@@ -90,6 +91,7 @@ var (
 	ErrOutputRefused   = errs.Msg(errs.BadForm, "The field output is not accepted on submit.")
 	ErrBadQuality      = errs.BadQuality
 	ErrKeyReused       = errs.New(errs.KindConflict, "IDEMPOTENCY_KEY_REUSED", "This idempotency key was used for a different request.")
+	ErrKeyTooLong      = errs.With(errs.New(errs.KindInvalid, "BAD_IDEMPOTENCY_KEY", "idempotencyKey is at most 200 characters."), "max", MaxKey)
 	ErrFalNotConfigure = errs.New(errs.KindUnavailable, "FAL_NOT_CONFIGURED", "This tool needs the fal engine, which is not configured.")
 	ErrSubmitFailed    = errs.New(errs.KindInternal, "SUBMIT_FAILED", "The develop could not be queued; nothing was charged.")
 	ErrBadSince        = errs.BadSince
@@ -124,6 +126,36 @@ func SubmitTools() []string {
 		out = append(out, t)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// MaxKey is the longest idempotency key, in characters (DECISIONS §10).
+const MaxKey = 200
+
+// CheckKey refuses an idempotency key longer than MaxKey. Every route that
+// takes a key (submit, duplicate, MCP start_develop, develop-lock,
+// variations) reaches it through the service, before anything is held.
+func CheckKey(key string) error {
+	if utf8.RuneCountInString(key) > MaxKey {
+		return ErrKeyTooLong
+	}
+	return nil
+}
+
+// Repeatable lists the roles a submit may send more than once, with the
+// most inputs each takes (DECISIONS §5: garment repeats for tryon; a look
+// takes at most 6 pieces). Every other role takes one input.
+var Repeatable = map[string]int{"garment": 6}
+
+// RoleParts maps every input role of any tool to the most inputs a submit
+// may send in it: the bound the multipart reader enforces while it reads.
+func RoleParts() map[string]int {
+	out := map[string]int{}
+	for _, r := range Roles {
+		for _, role := range slices.Concat(r.Required, r.Optional) {
+			out[role] = max(1, Repeatable[role])
+		}
+	}
 	return out
 }
 

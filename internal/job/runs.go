@@ -116,6 +116,9 @@ func (s *Service) findRun(ctx context.Context, house, id string) (*Run, error) {
 // what the source frame cost. Any tool the engines perform can be
 // duplicated, look frames too, not only the submit route's tools.
 func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempotencyKey string) (Receipt, error) {
+	if err := CheckKey(idempotencyKey); err != nil {
+		return Receipt{}, err
+	}
 	src, err := s.store.Job(ctx, p.HouseID, id)
 	if err != nil {
 		return Receipt{}, err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -146,12 +147,12 @@ func (s *Service) validate(in *SubmitRequest) error {
 	if !in.Tier.Valid() {
 		return ErrBadQuality
 	}
-	have := map[string]bool{}
+	have := map[string]int{}
 	for _, i := range in.Inputs {
 		if !IsRole(in.Tool, i.Role) {
 			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" takes no "+i.Role+" input.")
 		}
-		have[i.Role] = true
+		have[i.Role]++
 	}
 	for _, u := range in.Uploads {
 		if !IsRole(in.Tool, u.Role) {
@@ -160,10 +161,15 @@ func (s *Service) validate(in *SubmitRequest) error {
 		if len(u.Data) == 0 {
 			return ErrEmptyImage
 		}
-		have[u.Role] = true
+		have[u.Role]++
+	}
+	for role, n := range have {
+		if most := max(1, Repeatable[role]); n > most {
+			return errs.Msg(errs.BadForm, fmt.Sprintf("The tool %s takes at most %d %s input(s).", in.Tool, most, role))
+		}
 	}
 	for _, r := range Roles[in.Tool].Required {
-		if !have[r] {
+		if have[r] == 0 {
 			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" needs an input named "+r+".")
 		}
 	}
@@ -180,6 +186,9 @@ func (s *Service) validate(in *SubmitRequest) error {
 func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest) (Receipt, error) {
 	if !p.CanSpend() {
 		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	}
+	if err := CheckKey(in.IdempotencyKey); err != nil {
+		return Receipt{}, err
 	}
 	if err := s.validate(&in); err != nil {
 		return Receipt{}, err

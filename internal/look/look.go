@@ -59,13 +59,12 @@ const Tool = "lookbook"
 
 // Limits (DECISIONS §6, SPEC §8).
 const (
-	MaxItems    = 6
-	MaxKeys     = 12
-	MaxLooks    = 20
-	ListLimit   = 50
-	maxName     = 120
-	maxLabel    = 80
-	maxKeyBytes = 200
+	MaxItems  = 6
+	MaxKeys   = 12
+	MaxLooks  = 20
+	ListLimit = 50
+	maxName   = 120
+	maxLabel  = 80
 )
 
 // Aesthetics are the grades a look may take.

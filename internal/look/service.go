@@ -306,8 +306,8 @@ func (s *Service) parseShot(quality string, output json.RawMessage, key string) 
 		return shot{}, err
 	}
 	key = strings.TrimSpace(key)
-	if len(key) > maxKeyBytes {
-		return shot{}, errs.Msg(errs.BadBody, "idempotencyKey is at most 200 characters.")
+	if err := job.CheckKey(key); err != nil {
+		return shot{}, err
 	}
 	if key == "" {
 		key = uuid.NewString()
