@@ -52,14 +52,27 @@ func Status(k errs.Kind) int {
 	return http.StatusInternalServerError
 }
 
+// StatusClientClosed is what the request log records when the client went
+// away before its answer was written (nginx's 499): no answer is written,
+// and it is not a server error, whatever the cancelled work returned.
+const StatusClientClosed = 499
+
 // writeError is the only place that writes an error answer. Errors that are
-// not *errs.Error become a generic 500; their cause is logged once.
+// not *errs.Error become a generic 500; their cause is logged once. When
+// the client has gone (net/http cancels its request's context), the error is
+// what the cancelled work returned: it is logged at info as a client
+// cancel (status 499), never as a server error, and nothing is written.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		if i := info(r.Context()); i != nil && i.status == 0 {
+			i.status = StatusClientClosed
+		}
+		logFor(r.Context()).InfoContext(r.Context(), "client gone", "err", err)
+		return
+	}
 	e, ok := errs.As(err)
 	if !ok || e.Kind == errs.KindInternal {
-		if !errors.Is(err, context.Canceled) {
-			logFor(r.Context()).ErrorContext(r.Context(), "request failed", "err", err)
-		}
+		logFor(r.Context()).ErrorContext(r.Context(), "request failed", "err", err)
 		if !ok || e.Code == "" {
 			e = errs.Internal
 		}

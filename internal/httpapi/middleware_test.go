@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -41,5 +44,50 @@ func TestErrorBodyOrder(t *testing.T) {
 	want := `{"error":"INSUFFICIENT_TOKENS","message":"Not enough tokens.","need":5,"spendable":2}` + "\n"
 	if got != want {
 		t.Errorf("got %s want %s", got, want)
+	}
+}
+
+// TestClientCancelIsNotAServerError: when the client goes away mid-request,
+// whatever the cancelled work returns (a context error, a driver's own
+// error, /health's failed ping) is logged at info as a client cancel with
+// status 499, never as a 500 or 503 with an error line.
+func TestClientCancelIsNotAServerError(t *testing.T) {
+	blocked := func(ctx context.Context) error { <-ctx.Done(); return fmt.Errorf("ping: %w", ctx.Err()) }
+	tests := []struct {
+		name    string
+		handler http.Handler
+	}{
+		{"health", NewServer(Config{}, Services{Ping: blocked}, slog.New(slog.DiscardHandler))},
+		{"wrapped context error", appHandler(func(w http.ResponseWriter, r *http.Request) error {
+			<-r.Context().Done()
+			return fmt.Errorf("list posts: %w", r.Context().Err())
+		})},
+		{"driver error", appHandler(func(w http.ResponseWriter, r *http.Request) error {
+			<-r.Context().Done()
+			return errors.New("interrupted (9)") // what SQLite says when a query is interrupted
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			h := observe(slog.New(slog.NewJSONHandler(&logs, nil)), tt.handler)
+			if s, ok := tt.handler.(*Server); ok {
+				h = observe(slog.New(slog.NewJSONHandler(&logs, nil)), s.mux)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			req := httptest.NewRequest("GET", "/health", nil).WithContext(ctx)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				h.ServeHTTP(httptest.NewRecorder(), req)
+			}()
+			cancel()
+			<-done
+			out := logs.String()
+			if !strings.Contains(out, `"status":499`) || strings.Contains(out, `"level":"ERROR"`) ||
+				strings.Contains(out, `"status":500`) || strings.Contains(out, `"status":503`) {
+				t.Errorf("log:\n%s\nwant status 499 and no error line", out)
+			}
+		})
 	}
 }
