@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"errors"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -25,7 +23,7 @@ type AssetsBody struct {
 
 // AssetsQuery filters the asset list.
 type AssetsQuery struct {
-	FolderID string `query:"folderId" description:"Only the assets of this collection; root for those at the root. Absent: every asset. A collection that is not this house's lists nothing."`
+	FolderID string `query:"folderId" refuse:"BAD_FOLDER" description:"Only the assets of this collection; root for those at the root. Absent: every asset. A collection that is not this house's lists nothing."`
 }
 
 // UpdatedBody counts the assets a batch patch changed.
@@ -66,7 +64,7 @@ const (
 )
 
 func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) error {
-	as, err := s.svc.Assets.List(r.Context(), auth.From(r.Context()), r.URL.Query().Get("folderId"))
+	as, err := s.svc.Assets.List(r.Context(), auth.From(r.Context()), queryOf[AssetsQuery](r).FolderID)
 	if err != nil {
 		return err
 	}
@@ -89,89 +87,40 @@ func (s *Server) uploadAsset(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusCreated, AssetBody{Asset: a})
 }
 
-// readUpload streams the upload's form: the body is capped, so nothing
-// larger than an image and its fields is ever read, and the file part is
-// refused as soon as it passes 12 MB.
-func readUpload(w http.ResponseWriter, r *http.Request) (asset.Upload, error) {
-	if r.ContentLength > maxUploadBody {
-		return asset.Upload{}, asset.ErrTooLarge // refused before a byte is read
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBody)
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return asset.Upload{}, errs.Msg(errs.BadForm, "The body must be a multipart/form-data form.")
-	}
-	var u asset.Upload
-	var haveFile bool
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return asset.Upload{}, formError(err)
-		}
-		switch name := part.FormName(); name {
-		case "file":
-			if haveFile {
-				return asset.Upload{}, errs.Msg(errs.BadForm, "Send one file per upload.")
-			}
-			data, err := io.ReadAll(io.LimitReader(part, asset.MaxBytes+1))
-			if err != nil {
-				return asset.Upload{}, formError(err)
-			}
-			if len(data) > asset.MaxBytes {
-				return asset.Upload{}, asset.ErrTooLarge
-			}
-			u.Data, u.Filename, haveFile = data, part.FileName(), true
-		case "kind", "folderId", "name", "sku", "classify":
-			b, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
-			if err != nil {
-				return asset.Upload{}, formError(err)
-			}
-			if len(b) > maxFormField {
-				return asset.Upload{}, errs.Msg(errs.BadForm, "The field "+name+" is too long.")
-			}
-			v := strings.TrimSpace(string(b))
-			switch name {
-			case "kind":
-				u.Kind = v
-			case "folderId":
-				u.FolderID = v
-			case "name":
-				u.Name = v
-			case "sku":
-				u.SKU = string(b) // a SKU is kept as given; CheckSKU refuses surrounding spaces
-			case "classify":
-				switch v {
-				case "1", "true":
-					u.Classify = true
-				case "", "0", "false":
-				default:
-					return asset.Upload{}, errs.Msg(errs.BadForm, "classify is 1 or 0.")
-				}
-			}
-		default:
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return asset.Upload{}, formError(err)
-			}
-		}
-		part.Close()
-	}
-	if !haveFile {
-		return asset.Upload{}, asset.ErrNoImage
-	}
-	if len(u.Data) == 0 {
-		return asset.Upload{}, asset.ErrEmptyImage
-	}
-	return u, nil
+// uploadForm is the form of POST /api/toolkit/assets/upload: one file and
+// a few short fields.
+var uploadForm = formSpec{
+	maxBody: maxUploadBody, files: map[string]int{"file": 1}, named: true, maxFiles: 1,
+	texts: []string{"kind", "folderId", "name", "sku", "classify"}, maxText: maxFormField,
 }
 
-func formError(err error) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return asset.ErrTooLarge
+// readUpload reads the upload's form (readForm bounds it).
+func readUpload(w http.ResponseWriter, r *http.Request) (asset.Upload, error) {
+	f, err := readForm(w, r, uploadForm)
+	if err != nil {
+		return asset.Upload{}, err
 	}
-	return errs.Wrap(errs.BadForm, err)
+	if len(f.files) == 0 {
+		return asset.Upload{}, asset.ErrNoImage
+	}
+	file := f.files[0]
+	if len(file.data) == 0 {
+		return asset.Upload{}, asset.ErrEmptyImage
+	}
+	u := asset.Upload{Data: file.data, Filename: file.filename,
+		Kind:     strings.TrimSpace(f.values["kind"]),
+		FolderID: strings.TrimSpace(f.values["folderId"]),
+		Name:     strings.TrimSpace(f.values["name"]),
+		SKU:      f.values["sku"], // a SKU is kept as given; CheckSKU refuses surrounding spaces
+	}
+	switch strings.TrimSpace(f.values["classify"]) {
+	case "1", "true":
+		u.Classify = true
+	case "", "0", "false":
+	default:
+		return asset.Upload{}, errs.Msg(errs.BadForm, "classify is 1 or 0.")
+	}
+	return u, nil
 }
 
 func (s *Server) assetFile(w http.ResponseWriter, r *http.Request) error {
@@ -316,7 +265,7 @@ func fileOut() []Out {
 func (s *Server) assetsRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/assets", Class: KeyOrSession, Tag: "assets", Summary: "List the library, newest first",
-			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Handler: s.listAssets},
+			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Errors: []*errs.Error{asset.ErrBadFolder}, Handler: s.listAssets},
 		{Method: "POST", Path: "/api/toolkit/assets/upload", Class: KeyOrSession, Tag: "assets", Summary: "Upload an image as an asset (classify=1 reads kind and name for one token)",
 			In: Multipart{Form: UploadForm{}}, Out: []Out{{Status: 201, Body: AssetBody{}}},
 			Errors: []*errs.Error{errs.Forbidden, asset.ErrNoImage, asset.ErrEmptyImage, asset.ErrTooLarge, asset.ErrBadKind, asset.ErrBadSKU,

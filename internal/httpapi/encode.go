@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"studio/internal/errs"
+	"studio/internal/text"
 )
 
 // appHandler lets handlers return errors; its ServeHTTP is the only place
@@ -43,6 +44,9 @@ func decode[T any](w http.ResponseWriter, r *http.Request) (T, error) {
 			return v, errs.BodyTooLarge
 		}
 		return v, errs.Msg(errs.BadJSON, "The body holds more than one JSON value.")
+	}
+	if !text.CleanValue(&v) {
+		return v, errControl
 	}
 	if val, ok := any(&v).(validator); ok {
 		if err := val.Validate(); err != nil {

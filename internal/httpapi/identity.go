@@ -105,7 +105,7 @@ func (s *Server) setActive(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Accounts.VerifyEmail(r.Context(), r.URL.Query().Get("token")); err != nil {
+	if err := s.svc.Accounts.VerifyEmail(r.Context(), queryOf[VerifyQuery](r).Token); err != nil {
 		return err
 	}
 	return encode(w, http.StatusOK, VerifiedBody{EmailVerified: true})

@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"studio/internal/asset"
@@ -98,46 +95,27 @@ func submitError(err error) error {
 	return errs.Wrap(job.ErrSubmitFailed, err)
 }
 
-// readSubmit streams the multipart form: each file part is read up to the
-// image limit, each value part up to 64 KiB.
+// submitForm is the form of POST /api/toolkit/jobs/submit: files by role
+// (a single-input role takes one part; garment repeats, DECISIONS §5) and
+// text fields, the unreserved ones being the tool's options.
+var submitForm = formSpec{
+	maxBody: submitLimit, files: job.RoleParts(), others: true, maxFiles: maxSubmitFiles, maxText: maxField,
+}
+
+// maxSubmitFiles is the most files a submit carries; submitLimit holds them.
+const maxSubmitFiles = 8
+
+// readSubmit reads the submit's form (readForm bounds it).
 func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, error) {
 	in := job.SubmitRequest{Params: map[string]string{}}
-	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "multipart/form-data" {
-		return in, errs.Msg(errs.BadForm, "The body must be multipart/form-data.")
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, submitLimit)
-	mr, err := r.MultipartReader()
+	f, err := readForm(w, r, submitForm)
 	if err != nil {
-		return in, errs.BadForm
+		return in, err
 	}
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return in, formError(err)
-		}
-		name := part.FormName()
-		if part.FileName() != "" {
-			data, err := io.ReadAll(io.LimitReader(part, asset.MaxBytes+1))
-			if err != nil {
-				return in, formError(err)
-			}
-			if len(data) > asset.MaxBytes {
-				return in, asset.ErrTooLarge
-			}
-			in.Uploads = append(in.Uploads, job.Upload{Role: name, Filename: part.FileName(), Data: data})
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(part, maxField+1))
-		if err != nil {
-			return in, formError(err)
-		}
-		if len(b) > maxField {
-			return in, errs.Msg(errs.BadForm, "The field "+name+" is longer than 64 KiB.")
-		}
-		v := string(b)
+	for _, file := range f.files {
+		in.Uploads = append(in.Uploads, job.Upload{Role: file.field, Filename: file.filename, Data: file.data})
+	}
+	for name, v := range f.values {
 		switch name {
 		case "tool":
 			in.Tool = strings.TrimSpace(v)
@@ -149,8 +127,6 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 			in.BrandID = strings.TrimSpace(v)
 		case "output":
 			return in, job.ErrOutputRefused
-		case "":
-			return in, errs.BadForm
 		default:
 			in.Params[name] = v
 		}
@@ -158,22 +134,11 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 	if in.Tool == "" {
 		return in, errs.With(job.ErrUnknownTool, "legal", job.SubmitTools())
 	}
-	if len(in.IdempotencyKey) > 200 {
-		return in, errs.Msg(errs.BadForm, "idempotencyKey is at most 200 characters.")
-	}
 	return in, nil
 }
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
-	var since int64
-	if v := r.URL.Query().Get("since"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return job.ErrBadSince
-		}
-		since = n
-	}
-	jobs, err := s.svc.Jobs.Since(r.Context(), auth.From(r.Context()), since)
+	jobs, err := s.svc.Jobs.Since(r.Context(), auth.From(r.Context()), queryOf[JobsQuery](r).Since)
 	if err != nil {
 		return err
 	}
@@ -205,19 +170,8 @@ func (s *Server) duplicateJob(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	limit := 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return job.ErrBadLimit
-		}
-		limit = n
-		if n == 0 {
-			return job.ErrBadLimit
-		}
-	}
-	runs, err := s.svc.Jobs.Runs(r.Context(), auth.From(r.Context()), q.Get("state"), limit)
+	q := queryOf[RunsQuery](r)
+	runs, err := s.svc.Jobs.Runs(r.Context(), auth.From(r.Context()), q.State, q.Limit)
 	if err != nil {
 		return err
 	}
@@ -238,14 +192,14 @@ func (s *Server) jobsRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop",
 			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
 			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
-				asset.ErrTooLarge, job.ErrKeyReused, job.ErrFalNotConfigure, job.ErrSubmitFailed}, Handler: s.submitJob},
+				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed}, Handler: s.submitJob},
 		{Method: "GET", Path: "/api/toolkit/jobs", Class: KeyOrSession, Tag: "jobs", Summary: "Jobs changed since an event cursor, ascending by eventSeq",
 			Query: JobsQuery{}, Out: []Out{{Status: 200, Body: JobsBody{}}}, Errors: []*errs.Error{job.ErrBadSince}, Handler: s.listJobs},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a queued job and release its hold",
 			Out: []Out{{Status: 200, Body: job.CancelResult{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.cancelJob},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/duplicate", Class: KeyOrSession, Tag: "jobs", Summary: "Develop a job again with a fresh hold",
 			In: DuplicateRequest{}, Out: []Out{{Status: 202, Body: Duplicated{}}},
-			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, job.ErrUnknownToolRun, job.ErrNoInputs, job.ErrKeyReused}, Handler: s.duplicateJob},
+			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, job.ErrUnknownToolRun, job.ErrNoInputs, job.ErrKeyReused, job.ErrKeyTooLong}, Handler: s.duplicateJob},
 		{Method: "GET", Path: "/api/toolkit/develops", Class: KeyOrSession, Tag: "jobs", Summary: "Develop runs, newest first",
 			Query: RunsQuery{}, Out: []Out{{Status: 200, Body: RunsBody{}}}, Errors: []*errs.Error{job.ErrBadState, job.ErrBadLimit}, Handler: s.listRuns},
 		{Method: "POST", Path: "/api/toolkit/develops/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a run's queued frames",

@@ -2,50 +2,40 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"studio/internal/auth"
 	"studio/internal/errs"
-	"studio/internal/job"
 	"studio/internal/notify"
 )
 
 // NotificationsQuery is the query of GET /api/notifications.
 type NotificationsQuery struct {
-	Since  int64  `query:"since" minimum:"0" description:"Backfill: the notifications raised after this eventSeq, oldest first. Not combined with before."`
-	Before string `query:"before" description:"A nextCursor of an earlier answer: the next older page."`
-	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	Since  *int64  `query:"since" minimum:"0" format:"int64" description:"Backfill: the notifications raised after this eventSeq, oldest first. Not combined with before."`
+	Before *string `query:"before" refuse:"BAD_CURSOR" description:"A nextCursor of an earlier answer: the next older page."`
+	Limit  int     `query:"limit" minimum:"1" maximum:"200" default:"50"`
 }
 
 // errBadNotifySince and errBadNotifyLimit refuse a bad query of the notifications list.
 var (
-	errBadNotifySince = errs.Msg(job.ErrBadSince, "since must be a whole number of at least 0, and not combined with before.")
-	errBadNotifyLimit = errs.Msg(job.ErrBadLimit, "limit must be a whole number from 1 to 200.")
+	errBadNotifySince = errs.Msg(errs.BadSince, "since must be a whole number of at least 0, and not combined with before.")
+	errBadNotifyLimit = errs.Msg(errs.BadLimit, "limit must be a whole number from 1 to 200.")
 )
 
 func (s *Server) listNotifications(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	var nq notify.Query
-	if v := q.Get("since"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 || q.Has("before") {
+	q := queryOf[NotificationsQuery](r)
+	nq := notify.Query{Limit: q.Limit}
+	if q.Since != nil {
+		if q.Before != nil {
 			return errBadNotifySince
 		}
-		nq.Since, nq.Backfill = n, true
+		nq.Since, nq.Backfill = *q.Since, true
 	}
-	if q.Has("before") {
-		n, err := notify.ParseCursor(q.Get("before"))
+	if q.Before != nil {
+		n, err := notify.ParseCursor(*q.Before)
 		if err != nil {
 			return err
 		}
 		nq.Before = n
-	}
-	if v := q.Get("limit"); v != "" || q.Has("limit") {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > notify.MaxLimit {
-			return errBadNotifyLimit
-		}
-		nq.Limit = n
 	}
 	page, err := s.svc.Notes.List(r.Context(), auth.From(r.Context()), nq)
 	if err != nil {

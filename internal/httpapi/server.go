@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +68,7 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 	s := &Server{cfg: cfg, svc: svc, log: log, started: time.Now(), mux: http.NewServeMux()}
 	s.routes = s.table()
 	for _, rt := range s.routes {
-		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, rt.Handler))
+		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, prepare(rt)))
 	}
 	// The reference page's own scripts and styles: static files embedded in
 	// the binary, not API operations, so they stay out of the table.
@@ -78,6 +79,46 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// prepare wraps a route's handler with what the table says of its request:
+// a path value that is not a well-formed id is the one 404, and the query
+// is decoded (and refused) before the handler runs.
+func prepare(rt Route) appHandler {
+	names := pathWildcards(rt.Path)
+	var plan *queryPlan
+	if rt.Query != nil {
+		plan = planQuery(rt)
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if !pathValuesWellFormed(r, names) {
+			return errs.NotFound
+		}
+		if plan != nil {
+			q, err := plan.decode(r)
+			if err != nil {
+				return err
+			}
+			r = r.WithContext(withQuery(r.Context(), q))
+		}
+		return rt.Handler(w, r)
+	}
+}
+
+// pathWildcards lists the {names} of a ServeMux path.
+func pathWildcards(path string) []string {
+	var names []string
+	for rest := path; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return names
+		}
+		name, tail, _ := strings.Cut(after, "}")
+		if name != "$" && !strings.HasSuffix(name, "...") { // a {rest...} wildcard may hold slashes
+			names = append(names, name)
+		}
+		rest = tail
+	}
+}
 
 // Routes returns the routes table.
 func (s *Server) Routes() []Route { return s.routes }

@@ -15,6 +15,7 @@ import (
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/text"
 	"studio/internal/ts"
 )
 
@@ -139,6 +140,9 @@ func decodeArgs[T any](raw json.RawMessage) (T, error) {
 			return v, errs.Msg(ErrBadArguments, "The argument "+typeErr.Field+" has the wrong type; see the tool's inputSchema.")
 		}
 		return v, ErrBadArguments
+	}
+	if !text.CleanJSON(raw) {
+		return v, errs.Msg(ErrBadArguments, "Arguments must be text without control characters.")
 	}
 	return v, nil
 }

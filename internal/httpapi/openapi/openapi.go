@@ -423,9 +423,7 @@ func (b *docBuilder) queryParams(v any) ([]openapi31.ParameterOrReference, error
 				return nil
 			}
 			s := p.PropertySchema
-			if p.Field.Type.Kind() != reflect.Pointer {
-				s.RemoveType(jsonschema.Null) // a parameter is absent, never null
-			}
+			s.RemoveType(jsonschema.Null) // a parameter is absent, never null (a pointer field tells absent from given)
 			sm, err := s.ToSchemaOrBool().ToSimpleMap()
 			if err != nil {
 				return err
