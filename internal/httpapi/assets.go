@@ -264,7 +264,7 @@ func fileOut() []Out {
 // assetsRoutes are the routes of Assets (SPEC §4.4).
 func (s *Server) assetsRoutes() []Route {
 	return []Route{
-		{Method: "GET", Path: "/api/toolkit/assets", Class: KeyOrSession, Tag: "assets", Summary: "List the library, newest first",
+		{Method: "GET", Path: "/api/toolkit/assets", Class: KeyOrSession, Tag: "assets", Summary: "List the library, newest first", Heavy: true,
 			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Errors: []*errs.Error{asset.ErrBadFolder}, Handler: s.listAssets},
 		{Method: "POST", Path: "/api/toolkit/assets/upload", Class: KeyOrSession, Tag: "assets", Summary: "Upload an image as an asset (classify=1 reads kind and name for one token)",
 			In: Multipart{Form: UploadForm{}}, Out: []Out{{Status: 201, Body: AssetBody{}}},

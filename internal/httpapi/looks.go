@@ -220,7 +220,7 @@ func (s *Server) looksRoutes() []Route {
 			In: look.PresetRequest{}, Out: []Out{{Status: 200, Body: PresetBody{}}},
 			Errors: []*errs.Error{errs.Forbidden, look.ErrBadAesthetic, look.ErrBadBackground, look.ErrKeysRequired, look.ErrTooManyFrames,
 				look.ErrUnknownVariant, look.ErrBadQuality, look.ErrAssetNotFound}, Handler: s.savePreset},
-		{Method: "GET", Path: "/api/toolkit/backgrounds", Class: KeyOrSession, Tag: "lookbook", Summary: "What a look can stand on: background presets and the house's background assets",
+		{Method: "GET", Path: "/api/toolkit/backgrounds", Class: KeyOrSession, Tag: "lookbook", Summary: "What a look can stand on: background presets and the house's background assets", Heavy: true,
 			Out: []Out{{Status: 200, Body: look.BackgroundsView{}}}, Handler: s.listBackgrounds},
 		{Method: "GET", Path: "/api/toolkit/lookbook/templates", Class: KeyOrSession, Tag: "lookbook", Summary: "The built-in shot templates",
 			Out: []Out{{Status: 200, Body: TemplatesBody{}}}, Handler: s.listTemplates},

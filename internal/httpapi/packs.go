@@ -70,7 +70,7 @@ func (s *Server) packFile(w http.ResponseWriter, r *http.Request) error {
 // packsRoutes are the routes of Packs (SPEC §3, §4.4, §4.19, §8).
 func (s *Server) packsRoutes() []Route {
 	return []Route{
-		{Method: "POST", Path: "/api/toolkit/assets/pack", Class: KeyOrSession, Tag: "packs", Summary: packsSummary,
+		{Method: "POST", Path: "/api/toolkit/assets/pack", Class: KeyOrSession, Tag: "packs", Summary: packsSummary, Heavy: true,
 			In: pack.Request{}, Out: []Out{{Status: 200, Body: pack.Created{}}, {Status: 202, Body: pack.Created{}}},
 			Errors: []*errs.Error{errs.NotFound, pack.ErrTooLarge}, Handler: s.createPack},
 		{Method: "GET", Path: "/api/toolkit/packs/{id}", Class: KeyOrSession, Tag: "packs", Summary: "Where a pack got to; 404 after 7 days",

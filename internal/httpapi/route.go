@@ -35,6 +35,7 @@ type Route struct {
 	In      any           // the JSON request body type, or Multipart{...}
 	Out     []Out         // success answers
 	Errors  []*errs.Error // the error codes the route answers, besides the ones its class and shape imply
+	Heavy   bool          // reads what grows with the house (its library, its jobs): a house runs few at once (guard.go)
 	Handler appHandler
 }
 
@@ -87,6 +88,9 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 	}
 	for _, e := range rt.Errors {
 		add(e)
+	}
+	if rt.Heavy {
+		add(errs.RateLimited)
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"studio/internal/account"
 	"studio/internal/apikey"
 	"studio/internal/asset"
+	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/events"
 	"studio/internal/job"
@@ -55,6 +56,7 @@ type Server struct {
 	sockets socketTimings
 	started time.Time
 	routes  []Route
+	heavy   *houseGuard
 	mux     *http.ServeMux
 	handler http.Handler
 
@@ -65,10 +67,11 @@ type Server struct {
 
 // NewServer builds the server and registers every route of the table.
 func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, svc: svc, log: log, started: time.Now(), mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, svc: svc, log: log, started: time.Now(), mux: http.NewServeMux(),
+		heavy: newHouseGuard(heavyPerHouse, heavyWait)}
 	s.routes = s.table()
 	for _, rt := range s.routes {
-		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, prepare(rt)))
+		s.mux.Handle(rt.Pattern(), s.authenticate(rt.Class, s.prepare(rt)))
 	}
 	// The reference page's own scripts and styles: static files embedded in
 	// the binary, not API operations, so they stay out of the table.
@@ -81,9 +84,10 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // prepare wraps a route's handler with what the table says of its request:
-// a path value that is not a well-formed id is the one 404, and the query
-// is decoded (and refused) before the handler runs.
-func prepare(rt Route) appHandler {
+// a path value that is not a well-formed id is the one 404, the query is
+// decoded (and refused) before the handler runs, and a heavy route waits
+// for one of its house's turns (guard.go).
+func (s *Server) prepare(rt Route) appHandler {
 	names := pathWildcards(rt.Path)
 	var plan *queryPlan
 	if rt.Query != nil {
@@ -99,6 +103,13 @@ func prepare(rt Route) appHandler {
 				return err
 			}
 			r = r.WithContext(withQuery(r.Context(), q))
+		}
+		if rt.Heavy {
+			release, err := s.heavy.acquire(r.Context(), auth.From(r.Context()).HouseID)
+			if err != nil {
+				return err
+			}
+			defer release()
 		}
 		return rt.Handler(w, r)
 	}
