@@ -1,10 +1,8 @@
 package asset
 
 import (
-	"encoding/json"
-	"strings"
-
 	"studio/internal/errs"
+	"studio/internal/patch"
 	"studio/internal/ts"
 )
 
@@ -39,68 +37,33 @@ func (r *CreateFolderRequest) Validate() error {
 // UpdateFolderRequest is the body of PATCH /api/toolkit/folders/{id}:
 // rename, move (parentId null moves to the root), or both.
 type UpdateFolderRequest struct {
-	Name     *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
-	ParentID *string `json:"parentId,omitempty" nullable:"true" description:"The new enclosing collection; null moves to the root."`
-
-	present fields
-}
-
-// UnmarshalJSON records which fields were sent, so that null (move to the
-// root) differs from absent (stay).
-func (r *UpdateFolderRequest) UnmarshalJSON(b []byte) error {
-	type plain UpdateFolderRequest
-	var v plain
-	p, err := unmarshalTracking(b, &v)
-	if err != nil {
-		return err
-	}
-	*r = UpdateFolderRequest(v)
-	r.present = p
-	return nil
+	Name     patch.Field[string] `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	ParentID patch.Field[string] `json:"parentId,omitempty" nullable:"true" description:"The new enclosing collection; null moves to the root."`
 }
 
 // Validate checks whatever fields are present.
 func (r *UpdateFolderRequest) Validate() error {
-	if r.present.has("name") {
-		if r.Name == nil {
+	if r.Name.Set {
+		if r.Name.Null {
 			return errs.Msg(errs.BadBody, "name cannot be null.")
 		}
-		name, err := CleanName(*r.Name)
+		name, err := CleanName(r.Name.Value)
 		if err != nil {
 			return err
 		}
-		r.Name = &name
+		r.Name.Value = name
 	}
 	return nil
 }
 
-// MovesParent reports whether the request sets parentId (to a folder or null).
-func (r *UpdateFolderRequest) MovesParent() bool { return r.present.has("parentId") }
+// Patch is the validated change the store applies.
+func (r *UpdateFolderRequest) Patch() FolderPatch {
+	return FolderPatch{Name: r.Name.Ptr(), MoveParent: r.ParentID.Set, ParentID: r.ParentID.Ptr()}
+}
 
 // FolderPatch is a validated folder change the store applies.
 type FolderPatch struct {
 	Name       *string
 	MoveParent bool
 	ParentID   *string // nil is the root
-}
-
-// fields is the set of JSON keys a body carried.
-type fields map[string]bool
-
-func (f fields) has(name string) bool { return f[strings.ToLower(name)] }
-
-// unmarshalTracking decodes b into v and returns the keys b carried.
-func unmarshalTracking(b []byte, v any) (fields, error) {
-	if err := json.Unmarshal(b, v); err != nil {
-		return nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, err
-	}
-	f := make(fields, len(raw))
-	for k := range raw {
-		f[strings.ToLower(k)] = true // encoding/json matches keys without regard to case
-	}
-	return f, nil
 }

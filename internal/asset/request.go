@@ -5,63 +5,49 @@ import (
 	"strings"
 
 	"studio/internal/errs"
+	"studio/internal/patch"
 )
 
 // PatchRequest is the body of PATCH /api/toolkit/assets/{id}. Absent fields
 // stay; null clears sku, kind, fit and wearer and moves the asset to the root.
 type PatchRequest struct {
-	Name     *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
-	SKU      *string `json:"sku,omitempty" nullable:"true" maxLength:"64" description:"The house's own code; null clears it."`
-	Kind     *string `json:"kind,omitempty" nullable:"true" description:"clothes, accessory, jewelry, model or background; null un-files."`
-	FolderID *string `json:"folderId,omitempty" nullable:"true" description:"A collection of this house; null is the root."`
-	Fit      *string `json:"fit,omitempty" nullable:"true" description:"auto, fitted, regular, loose or oversized; null is unread."`
-	Wearer   *string `json:"wearer,omitempty" nullable:"true" description:"women, men or unisex; null is unread."`
-
-	present fields
-}
-
-// UnmarshalJSON records which fields were sent, so that null differs from absent.
-func (r *PatchRequest) UnmarshalJSON(b []byte) error {
-	type plain PatchRequest
-	var v plain
-	p, err := unmarshalTracking(b, &v)
-	if err != nil {
-		return err
-	}
-	*r = PatchRequest(v)
-	r.present = p
-	return nil
+	Name     patch.Field[string] `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	SKU      patch.Field[string] `json:"sku,omitempty" nullable:"true" maxLength:"64" description:"The house's own code; null clears it."`
+	Kind     patch.Field[string] `json:"kind,omitempty" nullable:"true" description:"clothes, accessory, jewelry, model or background; null un-files."`
+	FolderID patch.Field[string] `json:"folderId,omitempty" nullable:"true" description:"A collection of this house; null is the root."`
+	Fit      patch.Field[string] `json:"fit,omitempty" nullable:"true" description:"auto, fitted, regular, loose or oversized; null is unread."`
+	Wearer   patch.Field[string] `json:"wearer,omitempty" nullable:"true" description:"women, men or unisex; null is unread."`
 }
 
 // Validate checks whatever fields are present.
 func (r *PatchRequest) Validate() error {
-	if r.present.has("name") {
-		if r.Name == nil {
+	if r.Name.Set {
+		if r.Name.Null {
 			return errs.Msg(errBadName, "name cannot be null.")
 		}
-		name, err := CleanName(*r.Name)
+		name, err := CleanName(r.Name.Value)
 		if err != nil {
 			return err
 		}
-		r.Name = &name
+		r.Name.Value = name
 	}
-	if r.SKU != nil {
-		if err := CheckSKU(*r.SKU); err != nil {
+	if r.SKU.Has() {
+		if err := CheckSKU(r.SKU.Value); err != nil {
 			return err
 		}
 	}
-	if r.Kind != nil {
-		if _, err := ParseKind(*r.Kind, FileKinds); err != nil {
+	if r.Kind.Has() {
+		if _, err := ParseKind(r.Kind.Value, FileKinds); err != nil {
 			return err
 		}
 	}
-	if r.FolderID != nil && *r.FolderID == "" {
+	if r.FolderID.Has() && r.FolderID.Value == "" {
 		return ErrBadFolder
 	}
-	if r.Fit != nil && !slices.Contains(Fits, Fit(*r.Fit)) {
+	if r.Fit.Has() && !slices.Contains(Fits, Fit(r.Fit.Value)) {
 		return errBadFit
 	}
-	if r.Wearer != nil && !slices.Contains(Wearers, Wearer(*r.Wearer)) {
+	if r.Wearer.Has() && !slices.Contains(Wearers, Wearer(r.Wearer.Value)) {
 		return errBadWearer
 	}
 	return nil
@@ -69,67 +55,47 @@ func (r *PatchRequest) Validate() error {
 
 // Empty reports whether the request changes nothing.
 func (r *PatchRequest) Empty() bool {
-	for _, f := range []string{"name", "sku", "kind", "folderId", "fit", "wearer"} {
-		if r.present.has(f) {
-			return false
-		}
-	}
-	return true
+	return !r.Name.Set && !r.SKU.Set && !r.Kind.Set && !r.FolderID.Set && !r.Fit.Set && !r.Wearer.Set
 }
 
 // Apply makes the requested changes to a. A patch is a person's word: a
 // fit or wearer it sets (or clears) is no longer a guess.
 func (r *PatchRequest) Apply(a *Asset) {
-	if r.present.has("name") {
-		a.Name = *r.Name
+	if r.Name.Set {
+		a.Name = r.Name.Value
 	}
-	if r.present.has("sku") {
-		a.SKU = r.SKU
+	if r.SKU.Set {
+		a.SKU = r.SKU.Ptr()
 	}
-	if r.present.has("kind") {
+	if r.Kind.Set {
 		a.Kind = nil
-		if r.Kind != nil {
-			a.Kind = ptr(Kind(*r.Kind))
+		if r.Kind.Has() {
+			a.Kind = ptr(Kind(r.Kind.Value))
 		}
 	}
-	if r.present.has("folderId") {
-		a.FolderID = r.FolderID
+	if r.FolderID.Set {
+		a.FolderID = r.FolderID.Ptr()
 	}
-	if r.present.has("fit") {
+	if r.Fit.Set {
 		a.Fit, a.FitGuessed = nil, false
-		if r.Fit != nil {
-			a.Fit = ptr(Fit(*r.Fit))
+		if r.Fit.Has() {
+			a.Fit = ptr(Fit(r.Fit.Value))
 		}
 	}
-	if r.present.has("wearer") {
+	if r.Wearer.Set {
 		a.Wearer, a.WearerGuessed = nil, false
-		if r.Wearer != nil {
-			a.Wearer = ptr(Wearer(*r.Wearer))
+		if r.Wearer.Has() {
+			a.Wearer = ptr(Wearer(r.Wearer.Value))
 		}
 	}
 }
 
 // BatchRequest is the body of PATCH /api/toolkit/assets/batch.
 type BatchRequest struct {
-	AssetIDs []string `json:"assetIds" required:"true" maxItems:"1000"`
-	FolderID *string  `json:"folderId,omitempty" nullable:"true" description:"A collection of this house; null is the root."`
-	Kind     *string  `json:"kind,omitempty" nullable:"true" description:"clothes, accessory, jewelry, model or background; null un-files."`
-	Approved *bool    `json:"approved,omitempty" description:"true stamps the approver and the time; false clears both."`
-
-	present fields
-}
-
-// UnmarshalJSON records which fields were sent, so that null differs from absent.
-func (r *BatchRequest) UnmarshalJSON(b []byte) error {
-	type plain BatchRequest
-	var v plain
-	p, err := unmarshalTracking(b, &v)
-	if err != nil {
-		return err
-	}
-	*r = BatchRequest(v)
-	r.present = p
-	return nil
+	AssetIDs []string            `json:"assetIds" required:"true" maxItems:"1000"`
+	FolderID patch.Field[string] `json:"folderId,omitempty" nullable:"true" description:"A collection of this house; null is the root."`
+	Kind     patch.Field[string] `json:"kind,omitempty" nullable:"true" description:"clothes, accessory, jewelry, model or background; null un-files."`
+	Approved patch.Field[bool]   `json:"approved,omitempty" description:"true stamps the approver and the time; false clears both."`
 }
 
 // Validate checks the ids and that at least one change is asked for.
@@ -137,18 +103,18 @@ func (r *BatchRequest) Validate() error {
 	if err := checkIDList(r.AssetIDs); err != nil {
 		return err
 	}
-	if !r.present.has("folderId") && !r.present.has("kind") && !r.present.has("approved") {
+	if !r.FolderID.Set && !r.Kind.Set && !r.Approved.Set {
 		return errNoBatchField
 	}
-	if r.Kind != nil {
-		if _, err := ParseKind(*r.Kind, FileKinds); err != nil {
+	if r.Kind.Has() {
+		if _, err := ParseKind(r.Kind.Value, FileKinds); err != nil {
 			return err
 		}
 	}
-	if r.FolderID != nil && *r.FolderID == "" {
+	if r.FolderID.Has() && r.FolderID.Value == "" {
 		return errs.NotFound
 	}
-	if r.present.has("approved") && r.Approved == nil {
+	if r.Approved.Null {
 		return errs.Msg(errs.BadBody, "approved is true or false.")
 	}
 	return nil
@@ -156,12 +122,10 @@ func (r *BatchRequest) Validate() error {
 
 // Change is the validated batch change the store applies.
 func (r *BatchRequest) Change() BatchChange {
-	c := BatchChange{MoveFolder: r.present.has("folderId"), FolderID: r.FolderID, SetKind: r.present.has("kind"), SetApproved: r.Approved != nil}
-	if r.Kind != nil {
-		c.Kind = ptr(Kind(*r.Kind))
-	}
-	if r.Approved != nil {
-		c.Approved = *r.Approved
+	c := BatchChange{MoveFolder: r.FolderID.Set, FolderID: r.FolderID.Ptr(), SetKind: r.Kind.Set,
+		SetApproved: r.Approved.Has(), Approved: r.Approved.Value}
+	if r.Kind.Has() {
+		c.Kind = ptr(Kind(r.Kind.Value))
 	}
 	return c
 }

@@ -419,5 +419,5 @@ func (s *Service) UpdateFolder(ctx context.Context, p auth.Principal, id string,
 	if err := CanChange(p); err != nil {
 		return Folder{}, err
 	}
-	return s.store.UpdateFolder(ctx, p.HouseID, id, FolderPatch{Name: in.Name, MoveParent: in.MovesParent(), ParentID: in.ParentID})
+	return s.store.UpdateFolder(ctx, p.HouseID, id, in.Patch())
 }
