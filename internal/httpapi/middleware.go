@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -80,10 +81,16 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, info: ri}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
+			v := recover()
+			if v == http.ErrAbortHandler {
+				// The handler cut the answer short on purpose (a stream that
+				// failed, or whose client left): log the line, then let net/http
+				// drop the connection. A client that left is a 499.
+				if errors.Is(r.Context().Err(), context.Canceled) {
+					ri.status = StatusClientClosed
 				}
+				defer panic(v)
+			} else if v != nil {
 				log.ErrorContext(r.Context(), "panic", "request_id", ri.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if ri.status == 0 {
 					writeError(sw, r, errs.Internal)
