@@ -8,7 +8,9 @@ package httpapi_test
 
 import (
 	"bytes"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"testing"
 
@@ -61,6 +63,9 @@ func TestControlCharactersRefused(t *testing.T) {
 			{"grant reason", "POST", "/api/toolkit/admin/grant-tokens", signIn(t, a, admin), map[string]any{"userId": owner.ID, "tokens": 5, "reason": nul}, "BAD_BODY"},
 			// Multipart text fields.
 			{"upload name", "POST", "/api/toolkit/assets/upload", s, uploadForm(t, "a.jpg", jpegOf(t, 16, 12), "name", nul), "BAD_FORM"},
+			{"upload file name", "POST", "/api/toolkit/assets/upload", s, uploadForm(t, "a\x00.jpg", jpegOf(t, 16, 12)), "BAD_FORM"},
+			{"upload file name (RFC 2231)", "POST", "/api/toolkit/assets/upload", s, rawUpload(t, `filename*=UTF-8''a%00b.jpg`), "BAD_FORM"},
+			{"submit file name", "POST", "/api/toolkit/jobs/submit", s, rawSubmit(t, `filename*=UTF-8''a%01b.png`), "BAD_FORM"},
 			{"upload sku", "POST", "/api/toolkit/assets/upload", s, uploadForm(t, "a.jpg", jpegOf(t, 16, 12), "sku", "\x01"), "BAD_FORM"},
 			{"submit option", "POST", "/api/toolkit/jobs/submit", s, submitForm(t, "upscale", "image", pngOf(t, 64, 48), "runId", nul), "BAD_FORM"},
 			{"submit key", "POST", "/api/toolkit/jobs/submit", s, submitForm(t, "upscale", "image", pngOf(t, 64, 48), "idempotencyKey", nul), "BAD_FORM"},
@@ -103,6 +108,38 @@ func TestControlCharactersRefused(t *testing.T) {
 			}
 		})
 	})
+}
+
+// rawUpload and rawSubmit send a file part whose Content-Disposition
+// carries the given filename parameter as written.
+func rawUpload(t *testing.T, filename string) apptest.Form {
+	return rawForm(t, "file", filename, jpegOf(t, 16, 12))
+}
+
+func rawSubmit(t *testing.T, filename string) apptest.Form {
+	f := rawForm(t, "image", filename, pngOf(t, 64, 48), "tool", "upscale")
+	return f
+}
+
+func rawForm(t *testing.T, field, filename string, data []byte, values ...string) apptest.Form {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for i := 0; i+1 < len(values); i += 2 {
+		if err := w.WriteField(values[i], values[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="`+field+`"; `+filename)
+	h.Set("Content-Type", "application/octet-stream")
+	p, err := w.CreatePart(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Write(data)
+	w.Close()
+	return apptest.Form{Body: b.Bytes(), ContentType: w.FormDataContentType()}
 }
 
 func withField(m map[string]any, k string, v any) map[string]any {

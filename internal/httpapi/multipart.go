@@ -92,6 +92,9 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 				}
 				return f, errs.Msg(errs.BadForm, fmt.Sprintf("The field %s takes at most %d files.", name, most))
 			}
+			if !cleanText(part.FileName()) {
+				return f, errs.Msg(errs.BadForm, "The file name of "+name+" must be text without control characters.")
+			}
 			if len(f.files) == spec.maxFiles {
 				return f, errs.Msg(errs.BadForm, fmt.Sprintf("A form takes at most %d files.", spec.maxFiles))
 			}
