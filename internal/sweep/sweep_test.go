@@ -2,7 +2,9 @@ package sweep_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"image"
 	"image/png"
@@ -11,14 +13,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/uuid"
 
 	"studio/internal/apptest"
 	"studio/internal/asset"
 	"studio/internal/blob"
+	"studio/internal/blob/s3"
 	"studio/internal/pack"
 	"studio/internal/sweep"
 )
@@ -124,44 +131,118 @@ func TestSweep(t *testing.T) {
 		if err := os.WriteFile(temp, []byte("half"), 0o640); err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
-
-		now := time.Now()
-		r, err := sweep.New(a.DB, a.Blobs, sweep.Options{Now: func() time.Time { return now }}).Sweep(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Blobs != 0 || r.Temps != 0 {
-			t.Fatalf("within the grace period: %+v; want nothing removed", r)
-		}
-		for _, key := range slices.Concat(w.referenced, w.orphans, w.foreign) {
-			if !exists(t, a.Blobs, key) {
-				t.Fatalf("%s removed within the grace period", key)
-			}
-		}
-
-		later := now.Add(sweep.DefaultGrace + time.Minute)
-		r, err = sweep.New(a.DB, a.Blobs, sweep.Options{Now: func() time.Time { return later }}).Sweep(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Blobs != len(w.orphans) || r.Temps != 1 || r.Kept != len(w.referenced) {
-			t.Errorf("report %+v; want %d orphans, 1 temporary file, %d kept", r, len(w.orphans), len(w.referenced))
-		}
-		for _, key := range w.orphans {
-			if exists(t, a.Blobs, key) {
-				t.Errorf("orphan %s is still there", key)
-			}
-		}
-		for _, key := range slices.Concat(w.referenced, w.foreign) {
-			if !exists(t, a.Blobs, key) {
-				t.Errorf("%s was removed", key)
-			}
-		}
-		if _, err := os.Stat(temp); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("the stale temporary file is still there: %v", err)
-		}
+		checkSweep(t, a.DB, a.Blobs, w, temp)
 	})
+}
+
+// TestSweepS3 runs the same sweep over an S3 bucket (when TEST_S3_URL is
+// set) holding the same keys as the app's disk store, with a stale spool
+// file of an interrupted Put.
+func TestSweepS3(t *testing.T) {
+	if os.Getenv("TEST_S3_URL") == "" {
+		t.Skip("TEST_S3_URL is not set: skipping the sweep over S3 (scripts/test.sh starts versitygw and sets it)")
+	}
+	a := apptest.New(t, apptest.Engines(t)[0])
+	w := build(t, a)
+	store, spool := newS3Store(t)
+	ctx := context.Background()
+	err := a.Blobs.Walk(ctx, "", func(key string, _ blob.Info) error {
+		obj, err := a.Blobs.Open(ctx, key)
+		if err != nil {
+			return err
+		}
+		defer obj.Close()
+		_, err = store.Put(ctx, key, obj)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp := filepath.Join(spool, "blob-put-crashed")
+	if err := os.WriteFile(temp, []byte("half"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	checkSweep(t, a.DB, store, w, temp)
+}
+
+// checkSweep sweeps store twice: now (nothing may go) and past the grace
+// period (exactly the orphans and the temporary file go).
+func checkSweep(t *testing.T, db sweep.Store, store blob.Store, w world, temp string) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	r, err := sweep.New(db, store, sweep.Options{Now: func() time.Time { return now }}).Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Blobs != 0 || r.Temps != 0 {
+		t.Fatalf("within the grace period: %+v; want nothing removed", r)
+	}
+	for _, key := range slices.Concat(w.referenced, w.orphans, w.foreign) {
+		if !exists(t, store, key) {
+			t.Fatalf("%s removed within the grace period", key)
+		}
+	}
+
+	later := now.Add(sweep.DefaultGrace + time.Minute)
+	r, err = sweep.New(db, store, sweep.Options{Now: func() time.Time { return later }}).Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Blobs != len(w.orphans) || r.Temps != 1 || r.Kept != len(w.referenced) {
+		t.Errorf("report %+v; want %d orphans, 1 temporary file, %d kept", r, len(w.orphans), len(w.referenced))
+	}
+	for _, key := range w.orphans {
+		if exists(t, store, key) {
+			t.Errorf("orphan %s is still there", key)
+		}
+	}
+	for _, key := range slices.Concat(w.referenced, w.foreign) {
+		if !exists(t, store, key) {
+			t.Errorf("%s was removed", key)
+		}
+	}
+	if _, err := os.Stat(temp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there: %v", err)
+	}
+}
+
+// newS3Store opens an S3 store on a fresh bucket of the TEST_S3_URL server,
+// spooling to a folder of its own, and removes the bucket at the end.
+func newS3Store(t *testing.T) (blob.Store, string) {
+	t.Helper()
+	cfg, err := s3.ParseURL(os.Getenv("TEST_S3_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(t.Context(), awsconfig.WithRegion(cmp.Or(cfg.Region, "us-east-1")),
+		awsconfig.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
+		awsconfig.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
+		o.BaseEndpoint = aws.String(cfg.Endpoint)
+		o.UsePathStyle = true
+	})
+	cfg.Bucket = "sweep-" + strings.ToLower(rand.Text())
+	if _, err := client.CreateBucket(t.Context(), &awss3.CreateBucketInput{Bucket: &cfg.Bucket}); err != nil {
+		t.Fatalf("create bucket %s: %v", cfg.Bucket, err)
+	}
+	cfg.SpoolDir = t.TempDir()
+	store, err := s3.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = store.Walk(ctx, "", func(key string, _ blob.Info) error { return store.Delete(ctx, key) })
+		if _, err := client.DeleteBucket(ctx, &awss3.DeleteBucketInput{Bucket: &cfg.Bucket}); err != nil {
+			t.Errorf("delete bucket %s: %v", cfg.Bucket, err)
+		}
+		store.Close()
+	})
+	return store, cfg.SpoolDir
 }
 
 // TestRunSweepsAtStart: the workers' sweeper sweeps once when it starts.
