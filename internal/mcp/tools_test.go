@@ -83,3 +83,23 @@ func TestToolSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentsRefuseControlCharacters: a control character anywhere in a
+// tool's arguments (a known member, a params value, an unknown member, a
+// key) is BAD_ARGUMENTS before the tool runs (DECISIONS §10).
+func TestArgumentsRefuseControlCharacters(t *testing.T) {
+	for _, raw := range []string{
+		`{"tool":"upscale\u0000"}`,
+		`{"tool":"upscale","params":{"runId":"a\u0001b"}}`,
+		`{"tool":"upscale","inputs":{"image\u0000":"x"}}`,
+		`{"tool":"upscale","later":["\u001b"]}`,
+	} {
+		_, err := decodeArgs[startArgs](json.RawMessage(raw))
+		if e, ok := errs.As(err); !ok || e.Code != "BAD_ARGUMENTS" {
+			t.Errorf("%s: %v; want BAD_ARGUMENTS", raw, err)
+		}
+	}
+	if _, err := decodeArgs[startArgs](json.RawMessage(`{"tool":"upscale","params":{"note":"tab\tline\nend"}}`)); err != nil {
+		t.Errorf("tab and newline: %v", err)
+	}
+}
