@@ -76,7 +76,7 @@ type Store interface {
 	ListKeys(ctx context.Context, house string) ([]Key, error)
 	RevokeKey(ctx context.Context, house, id string, at int64) (bool, error)
 	KeyByHash(ctx context.Context, hash string) (Resolved, error)
-	TouchKey(ctx context.Context, id string, at int64) error
+	TouchKey(ctx context.Context, house, id string, at int64) error
 }
 
 // Service runs the key use cases.
@@ -144,7 +144,7 @@ func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, e
 	}
 	now := s.now().UnixMilli()
 	if r.LastUsedAt == nil || now-*r.LastUsedAt >= 60_000 {
-		if err := s.store.TouchKey(ctx, r.ID, now); err != nil {
+		if err := s.store.TouchKey(ctx, r.HouseID, r.ID, now); err != nil {
 			return auth.Principal{}, err
 		}
 	}

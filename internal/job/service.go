@@ -20,8 +20,10 @@ import (
 // Store is what jobs need from persistence.
 type Store interface {
 	// SubmitJob writes the hold, the job row and its first event in one
-	// transaction. When the user already used j.IdempotencyKey it writes
-	// nothing and returns that job with replayed true.
+	// transaction. When the user already used j.IdempotencyKey in the
+	// job's house it writes nothing and returns that job with replayed
+	// true; keys are unique per (house, user, key), so the same key in
+	// another house is another job.
 	SubmitJob(ctx context.Context, j Job) (stored Job, replayed bool, err error)
 	Job(ctx context.Context, house, id string) (Job, error)
 	JobByKey(ctx context.Context, house, user, key string) (Job, error)

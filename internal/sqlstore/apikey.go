@@ -64,8 +64,8 @@ func (db *DB) KeyByHash(ctx context.Context, hash string) (apikey.Resolved, erro
 }
 
 // TouchKey records a use, at most once a minute.
-func (db *DB) TouchKey(ctx context.Context, id string, at int64) error {
+func (db *DB) TouchKey(ctx context.Context, house, id string, at int64) error {
 	_, err := db.writer().Exec(ctx, `UPDATE api_keys SET last_used_at = ?
-		WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`, at, id, at-60_000)
+		WHERE organization_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`, at, house, id, at-60_000)
 	return err
 }

@@ -87,10 +87,10 @@ func jobTx(ctx context.Context, tx *Tx, house, id string) (job.Job, error) {
 	return scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
 }
 
-// JobByKey returns the job a user submitted with an idempotency key.
+// JobByKey returns the job a user submitted in the house with an
+// idempotency key.
 func (db *DB) JobByKey(ctx context.Context, house, user, key string) (job.Job, error) {
-	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs
-		WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`, house, user, key))
+	return jobByKeyTx(ctx, db.read(), house, user, key)
 }
 
 // JobsSince returns the house's jobs whose latest change is after seq,
@@ -159,8 +159,8 @@ func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j
 		}
 		now := db.nowMs()
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
-			started_at = COALESCE(started_at, ?), event_seq = ? WHERE id = ? AND status = 'queued'`,
-			worker, leaseUntil.UnixMilli(), now, seq, id); err != nil {
+			started_at = COALESCE(started_at, ?), event_seq = ? WHERE organization_id = ? AND id = ? AND status = 'queued'`,
+			worker, leaseUntil.UnixMilli(), now, seq, house, id); err != nil {
 			return err
 		}
 		j, err = jobTx(ctx, tx, house, id)
@@ -172,9 +172,9 @@ func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j
 
 // Heartbeat extends a running job's lease; it reports false when the
 // worker no longer holds the job (rescued, cancelled or finished).
-func (db *DB) Heartbeat(ctx context.Context, id, worker string, leaseUntil time.Time) (bool, error) {
-	res, err := db.writer().Exec(ctx, `UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'running' AND lease_owner = ?`,
-		leaseUntil.UnixMilli(), id, worker)
+func (db *DB) Heartbeat(ctx context.Context, house, id, worker string, leaseUntil time.Time) (bool, error) {
+	res, err := db.writer().Exec(ctx, `UPDATE jobs SET lease_until = ?
+		WHERE organization_id = ? AND id = ? AND status = 'running' AND lease_owner = ?`, leaseUntil.UnixMilli(), house, id, worker)
 	if err != nil {
 		return false, err
 	}
@@ -185,17 +185,18 @@ func (db *DB) Heartbeat(ctx context.Context, id, worker string, leaseUntil time.
 var errLeaseLost = errs.New(errs.KindConflict, "LEASE_LOST", "The worker no longer holds this job.")
 
 // SubmitJob writes the hold, the job row and its first event in one
-// transaction. A job the user already submitted under the same idempotency
-// key is returned instead, with nothing written. Concurrent retries collapse:
-// on PostgreSQL the loser waits on the house row the ledger locks, then
-// trips the (user, key) unique constraint, rolls back its hold and reads
-// the winner's job.
+// transaction. A job the user already submitted in the same house under the
+// same idempotency key is returned instead, with nothing written; the same
+// key in another house is another job. Concurrent retries collapse: on
+// PostgreSQL the loser waits on the house row the ledger locks, then trips
+// the (house, user, key) unique index, rolls back its hold and reads the
+// winner's job.
 func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 	var out job.Job
 	replayed := false
 	err := db.write(ctx, func(tx *Tx) error {
 		if j.IdempotencyKey != "" {
-			prior, err := jobByKeyTx(ctx, tx, j.UserID, j.IdempotencyKey)
+			prior, err := jobByKeyTx(ctx, tx, j.HouseID, j.UserID, j.IdempotencyKey)
 			if err == nil {
 				out, replayed = prior, true
 				return nil
@@ -221,8 +222,7 @@ func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 		return nil
 	})
 	if errors.Is(err, errUnique) && j.IdempotencyKey != "" {
-		prior, rerr := scanJob(db.writer().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE user_id = ? AND idempotency_key = ?`,
-			j.UserID, j.IdempotencyKey))
+		prior, rerr := jobByKeyTx(ctx, db.writer(), j.HouseID, j.UserID, j.IdempotencyKey)
 		if rerr != nil {
 			return job.Job{}, false, rerr
 		}
@@ -234,8 +234,12 @@ func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 	return out, replayed, nil
 }
 
-func jobByKeyTx(ctx context.Context, tx *Tx, user, key string) (job.Job, error) {
-	return scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE user_id = ? AND idempotency_key = ?`, user, key))
+// qJobByKey reads the job a user submitted in a house under an idempotency
+// key (house, user, key): the unique index jobs_idempotency.
+const qJobByKey = `SELECT ` + jobCols + ` FROM jobs WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`
+
+func jobByKeyTx(ctx context.Context, tx *Tx, house, user, key string) (job.Job, error) {
+	return scanJob(tx.QueryRow(ctx, qJobByKey, house, user, key))
 }
 
 // transition moves a job of the house to a new status with its next event,

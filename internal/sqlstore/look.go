@@ -244,8 +244,7 @@ func (db *DB) Frames(ctx context.Context, house, lookID string) ([]look.Frame, e
 func jobsByKeysTx(ctx context.Context, tx *Tx, house, user string, keys []string) ([]job.Job, error) {
 	var out []job.Job
 	for _, k := range keys {
-		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`,
-			house, user, k))
+		j, err := jobByKeyTx(ctx, tx, house, user, k)
 		if errors.Is(err, errs.NotFound) {
 			continue
 		}
@@ -263,7 +262,7 @@ func jobsByKeysTx(ctx context.Context, tx *Tx, house, user string, keys []string
 // answers INSUFFICIENT_TOKENS with nothing written. When the first job's
 // idempotency key was used already it writes nothing and returns the jobs
 // stored under the jobs' keys, replayed; a concurrent retry that loses the
-// race on the (user, key) constraint reads the winner's jobs the same way.
+// race on the (house, user, key) index reads the winner's jobs the same way.
 func (db *DB) SubmitLookJobs(ctx context.Context, house, lookID string, check func(look.Look, look.State) error, jobs []look.LookJob) ([]job.Job, bool, error) {
 	if len(jobs) == 0 {
 		return nil, false, nil

@@ -26,7 +26,7 @@ import (
 // Store is what the worker needs from persistence.
 type Store interface {
 	Claim(ctx context.Context, worker string, leaseUntil time.Time) (job.Job, bool, error)
-	Heartbeat(ctx context.Context, id, worker string, leaseUntil time.Time) (bool, error)
+	Heartbeat(ctx context.Context, house, id, worker string, leaseUntil time.Time) (bool, error)
 	// InputKeys returns the blob key of each input asset, in order (deleted
 	// assets included: their bytes remain).
 	InputKeys(ctx context.Context, house string, inputs []job.Input) ([]string, error)
@@ -200,7 +200,7 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 			case <-runCtx.Done():
 				return
 			case <-t.C:
-				held, err := p.store.Heartbeat(runCtx, j.ID, worker, p.opts.Now().Add(p.opts.Lease))
+				held, err := p.store.Heartbeat(runCtx, j.HouseID, j.ID, worker, p.opts.Now().Add(p.opts.Lease))
 				if err == nil && !held {
 					cancel(errLeaseLost)
 					return
