@@ -131,6 +131,16 @@ func FileURL(id string) string { return "/api/toolkit/assets/" + id + "/file" }
 // derived from ids only, never from user input.
 func BlobKey(house, id string) string { return "assets/" + house + "/" + id }
 
+// FrameName names a developed frame: the tool that made it and the last
+// six characters of its id (the random tail of a UUIDv7), so frames of one
+// tool are told apart in the library.
+func FrameName(tool, id string) string {
+	if len(id) > 6 {
+		id = id[len(id)-6:]
+	}
+	return tool + " " + id
+}
+
 // Reserved tag prefixes.
 const (
 	tagSKU    = "sku:"

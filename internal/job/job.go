@@ -35,6 +35,7 @@ func (s Status) Terminal() bool { return s == Done || s == Failed || s == Cancel
 // with it (asset row, hold posted, event) in one transaction.
 type Frame struct {
 	AssetID       string
+	Name          string // the asset's name: asset.FrameName
 	BlobKey       string
 	Mime          string
 	Width, Height int

@@ -321,14 +321,15 @@ func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) (
 	return keys, nil
 }
 
-// Finish stores the developed frame as an asset of the house (tool set,
-// root folder), posts the job's hold, marks the job done and takes its
-// event, in one transaction. errLeaseLost when the worker no longer holds it.
+// Finish stores the developed frame as an asset of the house (named as
+// the frame says, tool set, root folder), posts the job's hold, marks the
+// job done and takes its event, in one transaction. errLeaseLost when the
+// worker no longer holds it.
 func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error) {
 	var out job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		tool := j.Tool
-		a := asset.Asset{ID: f.AssetID, Name: j.Tool + " " + f.AssetID[len(f.AssetID)-6:], Mime: f.Mime,
+		a := asset.Asset{ID: f.AssetID, Name: f.Name, Mime: f.Mime,
 			Width: f.Width, Height: f.Height, Tool: &tool, CreatedAt: ts.Of(db.now())}
 		if err := db.insertAssetTx(ctx, tx, j.HouseID, j.UserID, a, asset.File{BlobKey: f.BlobKey, Size: f.Size, ETag: f.SHA256}); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/asset"
 	"studio/internal/blob"
 	"studio/internal/engine"
 	"studio/internal/imagemem"
@@ -288,8 +289,9 @@ func shape(params map[string]string) (int, int) {
 // settle stores the frame's bytes, then the asset row, hold post and event
 // in one transaction. Bytes whose row never committed are removed.
 func (p *Pool) settle(ctx context.Context, worker string, j job.Job, res engine.Result) (job.Job, error) {
-	f := job.Frame{AssetID: uuid.Must(uuid.NewV7()).String(), Mime: res.Mime, Width: res.Width, Height: res.Height}
-	f.BlobKey = "assets/" + j.HouseID + "/" + f.AssetID
+	id := uuid.Must(uuid.NewV7()).String()
+	f := job.Frame{AssetID: id, Name: asset.FrameName(j.Tool, id), BlobKey: asset.BlobKey(j.HouseID, id),
+		Mime: res.Mime, Width: res.Width, Height: res.Height}
 	n, err := p.blobs.Put(ctx, f.BlobKey, bytesReader(res.Data))
 	if err != nil {
 		return job.Job{}, fmt.Errorf("store frame of job %s: %w", j.ID, err)
