@@ -28,6 +28,12 @@
 //     "updated" counts the house's live assets it named, changed or not.
 //   - GET /api/toolkit/assets?folderId=root lists the root; a folder that
 //     is not the house's lists nothing.
+//   - The list is whole unless limit (1 to 1000) is asked; it is newest
+//     first by creation instant, then id. A page's nextCursor is opaque
+//     (the last asset's instant and id) and before=<it> starts the next page
+//     just below, so assets added meanwhile never shift a page; null marks
+//     the last page (and a whole list). A cursor this list did not make is
+//     400 BAD_CURSOR, a limit outside the range 400 BAD_LIMIT.
 //   - Folders: a move under itself or a descendant is 400 FOLDER_CYCLE;
 //     moves in one house are serialized so concurrent moves cannot close a
 //     cycle.

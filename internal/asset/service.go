@@ -290,12 +290,6 @@ func (s *Service) classify(ctx context.Context, img image.Image, orientation int
 	return s.classifier.Classify(ctx, preview)
 }
 
-// List returns the house's live assets, newest first: all of them, those
-// of one folder, or (RootFolder) those at the root.
-func (s *Service) List(ctx context.Context, p auth.Principal, folder string) ([]Asset, error) {
-	return s.store.ListAssets(ctx, p.HouseID, folder)
-}
-
 // Get returns one live asset of the house.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Asset, error) {
 	return s.store.GetAsset(ctx, p.HouseID, id)

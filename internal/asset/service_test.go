@@ -83,7 +83,7 @@ func TestUploadLeavesNothingWhenTheBlobFails(t *testing.T) {
 	if blobs.puts != 1 || classifier.calls != 0 {
 		t.Errorf("puts %d, classifications %d; want 1 and 0", blobs.puts, classifier.calls)
 	}
-	if as, err := db.ListAssets(ctx, h.ID, ""); err != nil || len(as) != 0 {
+	if as, _, err := svc.List(ctx, p, asset.ListQuery{}); err != nil || len(as) != 0 {
 		t.Errorf("assets after a failed upload: %v, %v", as, err)
 	}
 	after, err := db.Balance(ctx, h.ID)

@@ -12,9 +12,12 @@ type Store interface {
 	// not empty, posts that ledger hold, in one transaction; errs.NotFound
 	// when the asset's folder is not a folder of the house.
 	InsertAsset(ctx context.Context, house, user string, a Asset, f File, hold string) error
-	// ListAssets lists the live assets of the house, newest first, all of
-	// them or those of one folder (RootFolder: those at the root).
-	ListAssets(ctx context.Context, house, folder string) ([]Asset, error)
+	// ListAssets calls fn with each live asset of the house q selects,
+	// newest first (created_at, then id, descending), as it reads them, in
+	// one query: all of them or those of one folder (RootFolder: those at
+	// the root), below q.Before, at most q.Limit when it is not 0. An error
+	// from fn stops the list and is returned.
+	ListAssets(ctx context.Context, house string, q ListQuery, fn func(Asset) error) error
 	// GetAsset returns a live asset of the house.
 	GetAsset(ctx context.Context, house, id string) (Asset, error)
 	// AssetFile returns where a live asset's bytes are.

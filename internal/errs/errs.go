@@ -118,4 +118,5 @@ var (
 	NoImage       = New(KindInvalid, "NO_IMAGE", "The request has no image.")
 	EmptyImage    = New(KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
 	AssetNotFound = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
+	BadCursor     = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
 )

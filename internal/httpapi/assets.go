@@ -18,13 +18,19 @@ type AssetBody struct {
 
 // AssetsBody lists assets.
 type AssetsBody struct {
-	Assets []asset.Asset `json:"assets"`
+	Assets     []asset.Asset `json:"assets"`
+	NextCursor *string       `json:"nextCursor" description:"Pass as before for the next page; null on the last page and when no limit was asked."`
 }
 
-// AssetsQuery filters the asset list.
+// AssetsQuery filters and pages the asset list.
 type AssetsQuery struct {
-	FolderID string `query:"folderId" refuse:"BAD_FOLDER" description:"Only the assets of this collection; root for those at the root. Absent: every asset. A collection that is not this house's lists nothing."`
+	FolderID string  `query:"folderId" refuse:"BAD_FOLDER" description:"Only the assets of this collection; root for those at the root. Absent: every asset. A collection that is not this house's lists nothing."`
+	Limit    *int    `query:"limit" minimum:"1" maximum:"1000" description:"At most this many assets, and a nextCursor when more follow. Absent: the whole list (the contract's default)."`
+	Before   *string `query:"before" refuse:"BAD_CURSOR" description:"A nextCursor of an earlier answer: the assets below it, newest first."`
 }
+
+// errBadAssetsLimit refuses a page size outside the documented range.
+var errBadAssetsLimit = errs.Msg(errs.BadLimit, "limit must be a whole number from 1 to 1000.")
 
 // UpdatedBody counts the assets a batch patch changed.
 type UpdatedBody struct {
@@ -63,12 +69,43 @@ const (
 	assetCSP          = "default-src 'none'; sandbox"
 )
 
+// listAssets answers the library, whole by default or a page with limit
+// and before. One query reads the rows; each is encoded as it is read
+// (arrayBody), never collected into a slice first.
 func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) error {
-	as, err := s.svc.Assets.List(r.Context(), auth.From(r.Context()), queryOf[AssetsQuery](r).FolderID)
+	q, err := assetsQuery(queryOf[AssetsQuery](r))
 	if err != nil {
 		return err
 	}
-	return encode(w, http.StatusOK, AssetsBody{Assets: as})
+	body := newArrayBody("assets")
+	next, err := s.svc.Assets.Each(r.Context(), auth.From(r.Context()), q, func(a asset.Asset) error { return body.add(a) })
+	if err != nil {
+		body.release()
+		return err
+	}
+	var cursor *string
+	if next != nil {
+		c := next.String()
+		cursor = &c
+	}
+	return body.send(w, http.StatusOK, "nextCursor", cursor)
+}
+
+// assetsQuery turns the decoded query into the list's: the decoder has
+// checked limit's range; the cursor is the list's own to read.
+func assetsQuery(in AssetsQuery) (asset.ListQuery, error) {
+	q := asset.ListQuery{Folder: in.FolderID}
+	if in.Limit != nil {
+		q.Limit = *in.Limit
+	}
+	if in.Before != nil {
+		c, err := asset.ParseCursor(*in.Before)
+		if err != nil {
+			return q, err
+		}
+		q.Before = &c
+	}
+	return q, nil
 }
 
 func (s *Server) uploadAsset(w http.ResponseWriter, r *http.Request) error {
@@ -265,7 +302,8 @@ func fileOut() []Out {
 func (s *Server) assetsRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/assets", Class: KeyOrSession, Tag: "assets", Summary: "List the library, newest first", Heavy: true,
-			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Errors: []*errs.Error{asset.ErrBadFolder}, Handler: s.listAssets},
+			Query: AssetsQuery{}, Out: []Out{{Status: 200, Body: AssetsBody{}}}, Errors: []*errs.Error{asset.ErrBadFolder, errBadAssetsLimit, errs.BadCursor},
+			Handler: s.listAssets},
 		{Method: "POST", Path: "/api/toolkit/assets/upload", Class: KeyOrSession, Tag: "assets", Summary: "Upload an image as an asset (classify=1 reads kind and name for one token)",
 			In: Multipart{Form: UploadForm{}}, Out: []Out{{Status: 201, Body: AssetBody{}}},
 			Errors: []*errs.Error{errs.Forbidden, asset.ErrNoImage, asset.ErrEmptyImage, asset.ErrTooLarge, asset.ErrBadKind, asset.ErrBadSKU,

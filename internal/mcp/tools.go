@@ -198,15 +198,9 @@ func listAssets(s *Server, ctx context.Context, p auth.Principal, raw json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	as, err := s.opts.Assets.List(ctx, p, strings.TrimSpace(in.FolderID))
+	as, _, err := s.opts.Assets.List(ctx, p, asset.ListQuery{Folder: strings.TrimSpace(in.FolderID), Limit: limit})
 	if err != nil {
 		return nil, err
-	}
-	if len(as) > limit {
-		as = as[:limit]
-	}
-	if as == nil {
-		as = []asset.Asset{}
 	}
 	return assetsResult{Assets: as}, nil
 }

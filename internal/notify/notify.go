@@ -91,7 +91,7 @@ func needsYou(kind string) bool { return false }
 
 // Codes the notification routes answer besides the shared ones.
 var (
-	ErrBadCursor = errs.New(errs.KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
+	ErrBadCursor = errs.BadCursor
 	errBadRead   = errs.Msg(errs.BadBody, "Give ids or all.")
 	errTooMany   = errs.Msg(errs.BadBody, "At most 1000 ids may be marked at once.")
 	errBadSource = errs.With(errs.Msg(errs.BadBody, "source must be open, presence, all or chat."), "legal", Sources)

@@ -10,50 +10,70 @@ import (
 	"studio/internal/errs"
 )
 
-// assetCols are the columns of an asset row as the wire shows it, read
-// with its tags by a LEFT JOIN (one row per tag).
+// tagSep joins an asset's tags in one column; no tag holds a control
+// character (names and SKUs refuse them, the rest are ours).
+const tagSep = "\x1f"
+
+// assetCols are the columns of an asset row as the wire shows it, its tags
+// aggregated into the last one by a correlated subquery (the primary key of
+// asset_tags), so one row is one asset and a page's LIMIT counts assets.
 const assetCols = `a.id, a.name, a.folder_id, a.mime, a.width, a.height, a.size_bytes, a.tool,
-	a.fit_guessed, a.wearer_guessed, a.mark_guessed, a.carries_mark, a.approved_by_user_id, a.approved_at, a.created_at, t.tag`
+	a.fit_guessed, a.wearer_guessed, a.mark_guessed, a.carries_mark, a.approved_by_user_id, a.approved_at, a.created_at,
+	(SELECT string_agg(t.tag, '` + tagSep + `') FROM asset_tags t WHERE t.organization_id = a.organization_id AND t.asset_id = a.id)`
 
-const assetFrom = ` FROM assets a LEFT JOIN asset_tags t ON t.organization_id = a.organization_id AND t.asset_id = a.id `
+// assetOrder is the library's order: newest first, then by id.
+const assetOrder = ` ORDER BY a.created_at DESC, a.id DESC`
 
-const assetOrder = ` ORDER BY a.created_at DESC, a.id DESC, t.tag`
+// selectAssets is the statement that reads the assets a WHERE clause
+// selects, newest first; tail follows the order (a LIMIT). The clause must
+// name the house.
+func selectAssets(where, tail string) string {
+	return `SELECT ` + assetCols + ` FROM assets a WHERE ` + where + assetOrder + tail
+}
 
-// queryAssets reads the assets a WHERE clause selects, newest first. The
-// clause must name the house.
-func queryAssets(ctx context.Context, q *Tx, where string, args ...any) ([]asset.Asset, error) {
-	rows, err := q.Query(ctx, `SELECT `+assetCols+assetFrom+`WHERE `+where+assetOrder, args...)
+// eachAsset runs a selectAssets statement and calls fn with each asset as
+// its row is read. An error from fn ends the read and is returned.
+func eachAsset(ctx context.Context, q *Tx, query string, args []any, fn func(asset.Asset) error) error {
+	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	out := []asset.Asset{}
 	for rows.Next() {
 		var a asset.Asset
-		var folder, tool, approvedBy, tag sql.NullString
+		var folder, tool, approvedBy, tags sql.NullString
 		var approvedAt sql.NullInt64
 		var created int64
 		if err := rows.Scan(&a.ID, &a.Name, &folder, &a.Mime, &a.Width, &a.Height, &a.Size, &tool,
-			&a.FitGuessed, &a.WearerGuessed, &a.MarkGuessed, &a.CarriesMark, &approvedBy, &approvedAt, &created, &tag); err != nil {
-			return nil, err
-		}
-		if n := len(out); n > 0 && out[n-1].ID == a.ID {
-			if tag.Valid {
-				out[n-1].SetTag(tag.String)
-			}
-			continue
+			&a.FitGuessed, &a.WearerGuessed, &a.MarkGuessed, &a.CarriesMark, &approvedBy, &approvedAt, &created, &tags); err != nil {
+			return err
 		}
 		a.URL = asset.FileURL(a.ID)
 		a.FolderID, a.Tool, a.ApprovedBy = strPtr(folder), strPtr(tool), strPtr(approvedBy)
 		a.ApprovedAt = tsPtr(approvedAt)
 		a.Approved = a.ApprovedAt != nil
 		a.CreatedAt.Time = msTime(created)
-		if tag.Valid {
-			a.SetTag(tag.String)
+		if tags.Valid {
+			for tag := range strings.SplitSeq(tags.String, tagSep) {
+				a.SetTag(tag)
+			}
 		}
-		out = append(out, a)
+		if err := fn(a); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// queryAssets reads the assets a WHERE clause selects, newest first. The
+// clause must name the house.
+func queryAssets(ctx context.Context, q *Tx, where string, args ...any) ([]asset.Asset, error) {
+	out := []asset.Asset{}
+	err := eachAsset(ctx, q, selectAssets(where, ""), args, func(a asset.Asset) error {
+		out = append(out, a)
+		return nil
+	})
+	return out, err
 }
 
 func strPtr(v sql.NullString) *string {
@@ -146,16 +166,38 @@ func (db *DB) insertAssetTx(ctx context.Context, tx *Tx, house, user string, a a
 	return insertTags(ctx, tx, house, a.ID, a.Tags())
 }
 
-// ListAssets lists the house's live assets, newest first: all of them,
-// those of one folder, or (asset.RootFolder) those at the root.
-func (db *DB) ListAssets(ctx context.Context, house, folder string) ([]asset.Asset, error) {
-	switch folder {
+// ListAssets calls fn with each live asset of the house q selects, newest
+// first, as the rows are read: every asset, those of one folder or (for
+// asset.RootFolder) those at the root, below q.Before, at most q.Limit when
+// it is set. One query; the order and a page's start are a range of the
+// index assets_house_created (assets_house_folder with a folder) on both
+// engines.
+func (db *DB) ListAssets(ctx context.Context, house string, q asset.ListQuery, fn func(asset.Asset) error) error {
+	query, args := listAssetsQuery(house, q)
+	return eachAsset(ctx, db.read(), query, args, fn)
+}
+
+// listAssetsQuery is the statement ListAssets runs, and its arguments.
+func listAssetsQuery(house string, q asset.ListQuery) (string, []any) {
+	where, args := `a.organization_id = ? AND a.deleted_at IS NULL`, []any{house}
+	switch q.Folder {
 	case "":
-		return queryAssets(ctx, db.read(), `a.organization_id = ? AND a.deleted_at IS NULL`, house)
 	case asset.RootFolder:
-		return queryAssets(ctx, db.read(), `a.organization_id = ? AND a.deleted_at IS NULL AND a.folder_id IS NULL`, house)
+		where += ` AND a.folder_id IS NULL`
+	default:
+		where += ` AND a.folder_id = ?`
+		args = append(args, q.Folder)
 	}
-	return queryAssets(ctx, db.read(), `a.organization_id = ? AND a.deleted_at IS NULL AND a.folder_id = ?`, house, folder)
+	if q.Before != nil {
+		where += ` AND (a.created_at, a.id) < (?, ?)`
+		args = append(args, q.Before.CreatedAt, q.Before.ID)
+	}
+	tail := ""
+	if q.Limit > 0 {
+		tail = ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	return selectAssets(where, tail), args
 }
 
 func getAsset(ctx context.Context, q *Tx, house, id string) (asset.Asset, error) {

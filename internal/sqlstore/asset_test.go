@@ -44,6 +44,16 @@ func newFolder(t testing.TB, db *DB, house string, parent *string) asset.Folder 
 
 func ptrTo[T any](v T) *T { return &v }
 
+// listAssets collects what ListAssets sends.
+func listAssets(db *DB, house string, q asset.ListQuery) ([]asset.Asset, error) {
+	var out []asset.Asset
+	err := db.ListAssets(context.Background(), house, q, func(a asset.Asset) error {
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
 func TestAssetStoreTenancy(t *testing.T) {
 	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
 		ctx := context.Background()
@@ -87,7 +97,7 @@ func TestAssetStoreTenancy(t *testing.T) {
 			t.Errorf("CountAssets from house B: %d, %v", n, err)
 		}
 		for _, q := range []string{"", folderA.ID, asset.RootFolder} {
-			if as, err := db.ListAssets(ctx, houseB, q); len(as) != 0 || err != nil {
+			if as, err := listAssets(db, houseB, asset.ListQuery{Folder: q}); len(as) != 0 || err != nil {
 				t.Errorf("ListAssets(%q) from house B: %v, %v", q, as, err)
 			}
 		}
@@ -231,7 +241,7 @@ func TestAssetStoreListOrderAndTags(t *testing.T) {
 		if n, err := db.BatchUpdateAssets(ctx, house, user, ids, asset.BatchChange{SetKind: true, Kind: ptrTo(asset.Model)}, db.now()); n != 5 || err != nil {
 			t.Fatalf("batch: %d, %v", n, err)
 		}
-		as, err := db.ListAssets(ctx, house, "")
+		as, err := listAssets(db, house, asset.ListQuery{})
 		if err != nil || len(as) != 5 {
 			t.Fatalf("list: %d, %v", len(as), err)
 		}
