@@ -100,6 +100,10 @@ var (
 	ErrBadLimit        = errs.Msg(errs.BadLimit, "limit must be a whole number from 1 to 100.")
 	ErrAssetNotFound   = errs.Msg(errs.AssetNotFound, "An input asset is not one of this house's.")
 	ErrNoInputs        = errs.New(errs.KindUnprocessable, "NO_INPUTS", "The frame's inputs are gone, so it cannot be developed again.")
+
+	// ErrLeaseLost refuses a worker's settle, fail or release of a job it
+	// no longer holds (the rescuer requeued it); no route answers it.
+	ErrLeaseLost = errs.New(errs.KindConflict, "LEASE_LOST", "The worker no longer holds this job.")
 )
 
 // Roles are the input roles each submit tool takes (DECISIONS §5): the

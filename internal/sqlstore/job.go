@@ -182,8 +182,6 @@ func (db *DB) Heartbeat(ctx context.Context, house, id, worker string, leaseUnti
 	return n == 1, err
 }
 
-var errLeaseLost = errs.New(errs.KindConflict, "LEASE_LOST", "The worker no longer holds this job.")
-
 // SubmitJob writes the hold, the job row and its first event in one
 // transaction. A job the user already submitted in the same house under the
 // same idempotency key is returned instead, with nothing written; the same
@@ -323,8 +321,8 @@ func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) (
 
 // Finish stores the developed frame as an asset of the house (named as
 // the frame says, tool set, root folder), posts the job's hold, marks the
-// job done and takes its event, in one transaction. errLeaseLost when the
-// worker no longer holds it.
+// job done and takes its event, in one transaction. job.ErrLeaseLost when
+// the worker no longer holds it.
 func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error) {
 	var out job.Job
 	err := db.write(ctx, func(tx *Tx) error {
@@ -340,7 +338,7 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 			return err
 		}
 		if !ok {
-			return errLeaseLost
+			return job.ErrLeaseLost
 		}
 		if err := db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Posted); err != nil {
 			return err
@@ -361,7 +359,7 @@ func (db *DB) Fail(ctx context.Context, j job.Job, worker, reason string) (job.J
 			return err
 		}
 		if !ok {
-			return errLeaseLost
+			return job.ErrLeaseLost
 		}
 		out = done
 		return db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Voided)
@@ -379,7 +377,7 @@ func (db *DB) Release(ctx context.Context, j job.Job, worker string) (job.Job, e
 			return err
 		}
 		if !ok {
-			return errLeaseLost
+			return job.ErrLeaseLost
 		}
 		out = done
 		return nil

@@ -163,7 +163,7 @@ func TestJobStoreLifecycle(t *testing.T) {
 		// Settle: the frame, the posted hold and the event commit together;
 		// a worker that lost the lease writes nothing.
 		f := frame(a)
-		if _, err := db.Finish(ctx, a, "w2", f); !errors.Is(err, errLeaseLost) {
+		if _, err := db.Finish(ctx, a, "w2", f); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("finish by another worker: %v", err)
 		}
 		if _, err := db.GetAsset(ctx, house, f.AssetID); !errors.Is(err, errs.NotFound) {
@@ -179,7 +179,7 @@ func TestJobStoreLifecycle(t *testing.T) {
 		if st, _ := holdOf(t, db, house, a.ID); st != ledger.Posted {
 			t.Errorf("hold of a done job is %s", st)
 		}
-		if _, err := db.Finish(ctx, a, "w1", frame(a)); !errors.Is(err, errLeaseLost) {
+		if _, err := db.Finish(ctx, a, "w1", frame(a)); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("a second finish: %v", err)
 		}
 
@@ -191,10 +191,10 @@ func TestJobStoreLifecycle(t *testing.T) {
 		if st, _ := holdOf(t, db, house, b.ID); st != ledger.Voided {
 			t.Errorf("hold of a failed job is %s", st)
 		}
-		if _, err := db.Fail(ctx, b, "w2", "again"); !errors.Is(err, errLeaseLost) {
+		if _, err := db.Fail(ctx, b, "w2", "again"); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("a second fail: %v", err)
 		}
-		if _, err := db.Release(ctx, c, "w2"); !errors.Is(err, errLeaseLost) {
+		if _, err := db.Release(ctx, c, "w2"); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("release by another worker: %v", err)
 		}
 		rel, err := db.Release(ctx, c, "w1")

@@ -233,6 +233,13 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 		return nil
 	}
 	done, err := p.settle(ctx, worker, j, res)
+	if errors.Is(err, job.ErrLeaseLost) {
+		// The lease lapsed and the rescuer requeued the job before the
+		// frame landed: it is another worker's now, and this frame is
+		// discarded (settle removed its bytes).
+		p.log.Warn("lease lost before the frame was stored; the rescuer owns the job now", "job", j.ID)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
