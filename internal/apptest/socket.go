@@ -189,8 +189,5 @@ func (s *Socket) Closed(t testing.TB, timeout time.Duration) (websocket.StatusCo
 	return -1, ""
 }
 
-// Done is closed when the connection has ended.
-func (s *Socket) Done() <-chan struct{} { return s.done }
-
 // Close closes the socket from the client side.
 func (s *Socket) Close() { _ = s.Conn.Close(websocket.StatusNormalClosure, "") }

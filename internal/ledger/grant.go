@@ -73,9 +73,6 @@ func (Count) JSONSchemaBytes() ([]byte, error) {
 	return []byte(`{"type":"integer","minimum":1,"maximum":100000}`), nil
 }
 
-// CountOf makes a Count of n (tests and internal callers).
-func CountOf(n int64) Count { return Count{raw: strconv.AppendInt(nil, n, 10)} }
-
 // Int returns the count when the value is a JSON integer literal (digits
 // with an optional minus sign: no fraction, exponent, quotes or null) that
 // fits in an int64.

@@ -234,7 +234,6 @@ type Download struct {
 	ModTime  time.Time
 	Object   blob.Object             // nil for an instant pack; the caller closes it
 	Write    func(w io.Writer) error // nil for a stored archive
-	entries  []Entry                 // the frames of an instant pack
 }
 
 // Download opens the archive of a pack of the caller's house: 404 when it

@@ -20,15 +20,6 @@ func Milli(ms int64) Time { return Time{time.UnixMilli(ms).UTC()} }
 // Of truncates t to milliseconds.
 func Of(t time.Time) Time { return Milli(t.UnixMilli()) }
 
-// Ptr returns a pointer to Milli(ms), or nil when ms is not valid.
-func Ptr(ms *int64) *Time {
-	if ms == nil {
-		return nil
-	}
-	t := Milli(*ms)
-	return &t
-}
-
 func (t Time) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, len(Layout)+2)
 	b = append(b, '"')

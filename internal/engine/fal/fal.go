@@ -42,9 +42,6 @@ type Engine struct {
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithHTTPClient sets the HTTP client (default: a client with a 60 s timeout per call).
-func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
-
 // WithModels replaces entries of the tool -> model id table (DefaultModels).
 func WithModels(m map[string]string) Option {
 	return func(e *Engine) { maps.Copy(e.models, m) }
