@@ -99,6 +99,28 @@ func lowerFirst(s string) string {
 	return string(s[0]+'a'-'A') + s[1:]
 }
 
+// frameSize is the size rule of every frame: the canvas (w x h) has the
+// tier's pixels on its long edge and the shape's aspect (the image's own
+// without a shape), and an iw x ih image fills fw x fh of it (fitCanvas).
+// Every tool sizes its work by it, and Finish by it conforms every result.
+func frameSize(t ledger.Tier, s *engine.Shape, iw, ih int) (w, h, fw, fh int) {
+	w, h = engine.Canvas(t, frameAspect(s, iw, ih))
+	fw, fh = fitCanvas(iw, ih, w, h)
+	return w, h, fw, fh
+}
+
+// fitCanvas is the size an iw x ih image takes in a w x h canvas: the
+// largest of its aspect inside it, or the whole canvas when that is within
+// 2 px of it on both sides (the aspects agree but for rounding), so that no
+// frame is resampled twice or extended by a pixel.
+func fitCanvas(iw, ih, w, h int) (int, int) {
+	fw, fh := fitInside(iw, ih, w, h)
+	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
+		return w, h
+	}
+	return fw, fh
+}
+
 // frameAspect is the shape's aspect when there is a shape, else the image's own.
 func frameAspect(s *engine.Shape, w, h int) engine.Aspect {
 	if s != nil {
@@ -121,7 +143,7 @@ func Finish(img image.Image, t ledger.Tier, s *engine.Shape, alpha bool) (engine
 	if !alpha && hasAlpha(n) {
 		n = flatten(imaging.Clone(n))
 	}
-	w, h := engine.Canvas(t, frameAspect(s, n.Rect.Dx(), n.Rect.Dy()))
+	w, h, _, _ := frameSize(t, s, n.Rect.Dx(), n.Rect.Dy())
 	n = conform(n, w, h, fillAuto, alpha)
 	if alpha {
 		return encodePNG(n)
@@ -142,9 +164,8 @@ func conform(img *image.NRGBA, w, h int, fill fillMode, transparent bool) *image
 	if iw == w && ih == h {
 		return img
 	}
-	fw, fh := fitInside(iw, ih, w, h)
-	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
-		// The aspects agree to the pixel: resize to the canvas exactly.
+	fw, fh := fitCanvas(iw, ih, w, h)
+	if fw == w && fh == h {
 		return resize(img, w, h)
 	}
 	return extendCanvas(resize(img, fw, fh), w, h, fill, transparent)
@@ -172,10 +193,8 @@ func fitLong(img *image.NRGBA, p int) *image.NRGBA {
 	if max(w, h) <= p {
 		return img
 	}
-	if w >= h {
-		return resize(img, p, max(1, int(math.Round(float64(h)*float64(p)/float64(w)))))
-	}
-	return resize(img, max(1, int(math.Round(float64(w)*float64(p)/float64(h)))), p)
+	fw, fh := fitInside(w, h, p, p)
+	return resize(img, fw, fh)
 }
 
 // flatten composites img over white, in place, and reports it.

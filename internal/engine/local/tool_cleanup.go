@@ -31,11 +31,7 @@ func runCleanup(ctx context.Context, r engine.Request) (engine.Result, error) {
 	}
 	flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
-	fw, fh := fitInside(iw, ih, w, h)
-	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
-		fw, fh = w, h
-	}
+	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	work := resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)

@@ -31,7 +31,7 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 		return engine.Result{}, err
 	}
 	flatten(ground)
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, ground.Rect.Dx(), ground.Rect.Dy()))
+	w, h, _, _ := frameSize(r.Tier, r.Shape, ground.Rect.Dx(), ground.Rect.Dy())
 	subj = fitLong(subj, r.Tier.Pixels())
 	m, err := findMatte(subj, r.Tool)
 	if err != nil {
@@ -119,11 +119,7 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
-	fw, fh := fitInside(iw, ih, w, h)
-	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
-		fw, fh = w, h
-	}
+	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	work := resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)

@@ -19,8 +19,7 @@ func runUpscale(ctx context.Context, r engine.Request) (engine.Result, error) {
 	}
 	flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
-	fw, fh := fitInside(iw, ih, w, h)
+	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	up := resize(img, fw, fh)
 	if factor := float64(fw) / float64(iw); factor > 1.25 {
 		up = unsharp(up, min(1.5, 0.45*factor), 0.5)

@@ -66,7 +66,7 @@ func runCameraLens(ctx context.Context, r engine.Request) (engine.Result, error)
 		return engine.Result{}, err
 	}
 	flatten(img)
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, img.Rect.Dx(), img.Rect.Dy()))
+	w, h, _, _ := frameSize(r.Tier, r.Shape, img.Rect.Dx(), img.Rect.Dy())
 	base := conform(img, w, h, fillAuto, false)
 	lm := modelLens(lens)
 

@@ -143,11 +143,7 @@ func runRemoveBackground(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
-	fw, fh := fitInside(iw, ih, w, h)
-	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
-		fw, fh = w, h
-	}
+	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	work := resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {

@@ -39,11 +39,7 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 		return engine.Result{}, err
 	}
 	iw, ih := model.Rect.Dx(), model.Rect.Dy()
-	w, h := engine.Canvas(r.Tier, frameAspect(r.Shape, iw, ih))
-	fw, fh := fitInside(iw, ih, w, h)
-	if abs(fw-w) <= 2 && abs(fh-h) <= 2 {
-		fw, fh = w, h
-	}
+	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	work := resize(model, fw, fh)
 	mm, err := findMatte(work, r.Tool)
 	if err != nil {
