@@ -203,7 +203,7 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 			case <-t.C:
 				held, err := p.store.Heartbeat(runCtx, j.HouseID, j.ID, worker, p.opts.Now().Add(p.opts.Lease))
 				if err == nil && !held {
-					cancel(errLeaseLost)
+					cancel(job.ErrLeaseLost)
 					return
 				}
 			}
@@ -213,7 +213,7 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	cancel(nil)
 	<-beat
 	switch {
-	case errors.Is(context.Cause(runCtx), errLeaseLost):
+	case errors.Is(context.Cause(runCtx), job.ErrLeaseLost):
 		p.log.Warn("lease lost while rendering; the rescuer owns the job now", "job", j.ID)
 		return nil
 	case err != nil && ctx.Err() != nil:
@@ -246,8 +246,6 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	p.notify.JobChanged(ctx, done)
 	return nil
 }
-
-var errLeaseLost = errors.New("lease lost")
 
 func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 	keys, err := p.store.InputKeys(ctx, j.HouseID, j.Inputs)
