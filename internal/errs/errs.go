@@ -119,4 +119,5 @@ var (
 	EmptyImage    = New(KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
 	AssetNotFound = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
 	BadCursor     = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
+	TooManyFrames = New(KindInvalid, "TOO_MANY_FRAMES", "The request asks for too many frames.")
 )

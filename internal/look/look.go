@@ -93,7 +93,7 @@ var (
 	ErrBadAesthetic    = errs.New(errs.KindInvalid, "BAD_AESTHETIC", "The aesthetic must be one of the legal values.")
 	ErrBadQuality      = errs.BadQuality
 	ErrKeysRequired    = errs.New(errs.KindInvalid, "KEYS_REQUIRED", "Name at least one variation key.")
-	ErrTooManyFrames   = errs.New(errs.KindInvalid, "TOO_MANY_FRAMES", "At most 12 variation keys a request.")
+	ErrTooManyFrames   = errs.Msg(errs.TooManyFrames, "At most 12 variation keys a request.")
 	ErrUnknownVariant  = errs.New(errs.KindInvalid, "UNKNOWN_VARIATION", "A variation key is not one of the legal keys or a known posture.")
 	ErrAssetRequired   = errs.New(errs.KindInvalid, "ASSET_REQUIRED", "Name the frame to lock on (assetId).")
 	ErrAssetNotFound   = errs.AssetNotFound
