@@ -21,6 +21,7 @@ type Message struct {
 	Template string
 	Subject  string
 	Text     string
+	HTML     string // an alternative HTML part; empty for plain text only
 }
 
 // Sender delivers letters.
@@ -81,6 +82,10 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
+// Carrier names the transport: console, smtp. A caller that reports what
+// became of a letter (e.g. "logged" rather than "sent") reads it.
+func (ml *Mailer) Carrier() string { return ml.T.Name() }
+
 // Console prints letters to the log; they are kept in the e-mail log.
 type Console struct{ Logger *slog.Logger }
 
@@ -137,6 +142,9 @@ func (s *SMTP) Deliver(ctx context.Context, m Message) (string, error) {
 	}
 	msg.Subject(m.Subject)
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	if m.HTML != "" {
+		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	}
 	id := uuid.Must(uuid.NewV7()).String() + "@studio"
 	msg.SetMessageIDWithValue(id)
 	opts := []gomail.Option{gomail.WithPort(s.port), gomail.WithTimeout(10 * time.Second)}
