@@ -45,9 +45,11 @@ const (
 	MaxIDs = 1000
 )
 
-// Kinds of notification raised today.
+// Kinds of notification raised today (SPEC §6, DECISIONS §1b).
 const (
-	KindPackReady = "pack.ready"
+	KindPackReady     = "pack.ready"     // a queued pack is built
+	KindShareMarked   = "share.marked"   // the first mark on a share link, once a link
+	KindShareFinished = "share.finished" // a reviewer finished a share link
 )
 
 // Notification is one notice to a house or a seat, as the wire shows it.

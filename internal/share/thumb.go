@@ -1,0 +1,107 @@
+package share
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/disintegration/imaging"
+
+	"studio/internal/asset"
+	"studio/internal/blob"
+	"studio/internal/errs"
+)
+
+// ThumbKey is where the thumbnail of an asset of the house is kept: derived
+// from ids only, outside assets/ so the sweeper never takes it for an
+// orphaned original.
+func ThumbKey(house, assetID string) string {
+	return "thumbs/" + house + "/" + assetID + "-" + strconv.Itoa(ThumbEdge)
+}
+
+// thumbMime is the rendition's type: png for png sources (they may be
+// transparent), jpeg otherwise.
+func thumbMime(source string) string {
+	if source == asset.MimePNG {
+		return asset.MimePNG
+	}
+	return asset.MimeJPEG
+}
+
+// thumb opens f's thumbnail, rendering and storing it the first time. The
+// ETag is the original's with a suffix, so it changes only if the original
+// does (never: stored bytes are not rewritten).
+func (s *Service) thumb(ctx context.Context, f asset.File) (Bytes, error) {
+	key := ThumbKey(f.HouseID, f.ID)
+	etag := `"` + strings.Trim(f.ETag, `"`) + "-t" + strconv.Itoa(ThumbEdge) + `"`
+	mime := thumbMime(f.Mime)
+	if obj, err := s.blobs.Open(ctx, key); err == nil {
+		return Bytes{Object: obj, Mime: mime, ETag: etag, ModTime: f.CreatedAt.Time}, nil
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return Bytes{}, err
+	}
+	data, err := s.renderThumb(ctx, f)
+	if err != nil {
+		return Bytes{}, err
+	}
+	// Two requests may render at once; both put the same bytes.
+	if _, err := s.blobs.Put(ctx, key, bytes.NewReader(data)); err != nil {
+		return Bytes{}, err
+	}
+	obj, err := s.blobs.Open(ctx, key)
+	if err != nil {
+		return Bytes{}, err
+	}
+	return Bytes{Object: obj, Mime: mime, ETag: etag, ModTime: f.CreatedAt.Time}, nil
+}
+
+// renderThumb decodes the original (a few at a time: a frame may be 50
+// megapixels) and fits it within ThumbEdge, upright and never upscaled.
+func (s *Service) renderThumb(ctx context.Context, f asset.File) ([]byte, error) {
+	select {
+	case s.thumbs <- struct{}{}:
+		defer func() { <-s.thumbs }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	obj, err := s.blobs.Open(ctx, f.BlobKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, errs.NotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil {
+		return nil, err
+	}
+	img, err := asset.Decode(f.Mime, data)
+	if err != nil {
+		return nil, err
+	}
+	return Thumbnail(img, asset.Orientation(data), f.Mime)
+}
+
+// Thumbnail renders img (stored with the EXIF orientation) upright within
+// ThumbEdge, as png for png sources and jpeg otherwise.
+func Thumbnail(img image.Image, orientation int, source string) ([]byte, error) {
+	img = asset.Upright(img, orientation)
+	if b := img.Bounds(); b.Dx() > ThumbEdge || b.Dy() > ThumbEdge {
+		img = imaging.Fit(img, ThumbEdge, ThumbEdge, imaging.Linear)
+	}
+	var buf bytes.Buffer
+	var err error
+	if thumbMime(source) == asset.MimePNG {
+		err = png.Encode(&buf, img)
+	} else {
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 82})
+	}
+	return buf.Bytes(), err
+}
