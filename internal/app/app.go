@@ -33,6 +33,7 @@ import (
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
+	"studio/internal/share"
 	"studio/internal/sqlstore"
 	"studio/internal/sweep"
 	"studio/internal/worker"
@@ -50,9 +51,10 @@ type App struct {
 	Events *events.Broker  // publish committed changes here, after commit
 	Relay  *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
 	Jobs   *job.Service
-	Pool   *worker.Pool  // the workers; they run only when RunWorkers is called
-	Packs  *pack.Service // batch downloads; its builder runs beside the workers
-	Engine engine.Engine // what the workers develop with
+	Pool   *worker.Pool   // the workers; they run only when RunWorkers is called
+	Packs  *pack.Service  // batch downloads; its builder runs beside the workers
+	Shares *share.Service // share links and reviewer marks
+	Engine engine.Engine  // what the workers develop with
 	Limits *ratelimit.Limiter
 	Log    *slog.Logger
 }
@@ -131,6 +133,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	announce := job.Announcer{Pub: pub, Log: log}
 	jobs := job.NewService(db, assets, eng, prices, announce, now)
 	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Decoding: decoding, Now: now, Log: log})
+	shares := share.NewService(db, share.Options{Blobs: blobs, Mailer: sender, Notifier: notify.Announcer{Pub: pub, Log: log},
+		Limiter: limits, Decoding: decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	pool := worker.New(db, blobs, eng, announce, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now})
 	workers.Store(pool)
@@ -150,10 +154,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Looks:    look.NewService(db, prices, announce, now),
 		Packs:    packs,
 		Notes:    notify.NewService(db, now),
+		Shares:   shares,
 		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)
-	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs, Engine: eng, Limits: limits, Log: log}, nil
+	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs,
+		Shares: shares, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or

@@ -99,7 +99,7 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", ri.id),
 				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
+				slog.String("path", logPath(r.URL.Path)),
 				slog.String("house", ri.house),
 				slog.Int("status", ri.status),
 				slog.Int64("bytes", ri.bytes),
@@ -135,7 +135,7 @@ type sessionKey struct{}
 // authenticate resolves the request's principal as the route's class asks
 // and refuses it otherwise. Role rules are the services' business.
 func (s *Server) authenticate(class Class, next http.Handler) http.Handler {
-	if class == Public || class == SharedSecret {
+	if !class.Credentialed() {
 		return next
 	}
 	return appHandler(func(w http.ResponseWriter, r *http.Request) error {

@@ -29,6 +29,9 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 			op.Description = "Platform admins only: a session whose e-mail is on the service's admin list. An API key never passes."
 		case SharedSecret:
 			op.Description = "Takes no API key or session: the handler checks a shared secret the caller sends in a header."
+		case Reviewer:
+			op.Description = "Takes no API key or session: the share link's 256-bit token in the path is the authority. " +
+				"An expired, revoked or unknown token answers the one 404."
 		}
 		for _, out := range rt.Out {
 			op.Answers = append(op.Answers, openapi.Answer{Status: out.Status, Body: out.Body, ContentType: out.ContentType})
@@ -57,4 +60,5 @@ var tagDescriptions = map[string]string{
 	"notifications": "What the house was told: packs ready, shares answered.",
 	"lookbook":      "Looks, their lock and variation frames, presets, factory and templates.",
 	"postures":      "The posture library and the house's posture preferences.",
+	"share":         "Share links: outside reviewers mark frames keep or pass on /s; the director reads their marks and a collection's coverage.",
 }

@@ -16,11 +16,16 @@ const (
 	SessionOnly                // S: a session cookie; a key gets 401
 	PlatformAdmin              // a session whose e-mail is on the allowlist
 	SharedSecret               // a secret header checked by the handler
+	Reviewer                   // a share link's token in the path is the authority; no key or session is read
 )
 
 func (c Class) String() string {
-	return [...]string{"public", "key-or-session", "session", "platform-admin", "shared-secret"}[c]
+	return [...]string{"public", "key-or-session", "session", "platform-admin", "shared-secret", "reviewer-token"}[c]
 }
+
+// Credentialed reports whether the class reads a key or a session (and so
+// checks the Origin of a cookie's unsafe requests).
+func (c Class) Credentialed() bool { return c != Public && c != SharedSecret && c != Reviewer }
 
 // Route is one line of the API's table of contents. The same value
 // registers the handler, documents the operation in /openapi.json and
@@ -74,7 +79,7 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 		add(errs.Unauthorized)
 		add(errs.Forbidden)
 	}
-	if rt.Class != Public && rt.Class != SharedSecret && rt.Method != http.MethodGet {
+	if rt.Class.Credentialed() && rt.Method != http.MethodGet {
 		add(ErrBadOrigin)
 	}
 	if rt.In != nil {

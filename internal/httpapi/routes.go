@@ -20,5 +20,6 @@ func (s *Server) table() []Route {
 		s.jobsRoutes(),          // SPEC §4.5: develops and runs
 		s.looksRoutes(),         // SPEC §4.6, §4.19: lookbook, factory, presets, backgrounds, templates
 		s.posturesRoutes(),      // SPEC §4.15: postures
+		s.shareRoutes(),         // SPEC §4.11: share links, reviewer marks, coverage
 	)
 }

@@ -22,6 +22,7 @@ import (
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/post"
+	"studio/internal/share"
 )
 
 // Config is what the HTTP layer needs to know about its deployment.
@@ -44,6 +45,7 @@ type Services struct {
 	Looks    *look.Service               // lookbook: looks, factory, presets, postures
 	Packs    *pack.Service               // batch downloads
 	Notes    *notify.Service             // the notifications list and its read marks
+	Shares   *share.Service              // share links, reviewer marks, coverage
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }
@@ -76,6 +78,7 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 	// The reference page's own scripts and styles: static files embedded in
 	// the binary, not API operations, so they stay out of the table.
 	s.mux.Handle("GET /docs/{file}", docsHandler())
+	s.mux.Handle("GET /s/{file}", reviewerHandler())
 	s.mux.Handle("/", appHandler(s.unmatched))
 	s.handler = observe(log, s.mux)
 	return s

@@ -13,8 +13,10 @@ import (
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/imagemem"
 	"studio/internal/mail"
 	"studio/internal/notify"
+	"studio/internal/ratelimit"
 	"studio/internal/ts"
 )
 
@@ -98,7 +100,8 @@ type Options struct {
 	Notifier  Notifier
 	Limiter   Limiter
 	Limits    Limits
-	WebOrigin string // where /s is served: the link is {WebOrigin}/s#<token>
+	Decoding  *imagemem.Budget // shared by the process; 1 GiB of its own when nil
+	WebOrigin string           // where /s is served: the link is {WebOrigin}/s#<token>
 	Now       func() time.Time
 	Log       *slog.Logger
 }
@@ -114,13 +117,16 @@ type Service struct {
 	webOrigin string
 	now       func() time.Time
 	log       *slog.Logger
-	thumbs    chan struct{} // bounds concurrent thumbnail renders
+	decoding  *imagemem.Budget // memory for decoding originals into thumbnails
 }
 
 // NewService returns the share service.
 func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, blobs: opts.Blobs, mailer: opts.Mailer, notifier: opts.Notifier, limiter: opts.Limiter,
-		webOrigin: opts.WebOrigin, now: opts.Now, log: opts.Log, thumbs: make(chan struct{}, 2)}
+		webOrigin: opts.WebOrigin, now: opts.Now, log: opts.Log, decoding: opts.Decoding}
+	if s.decoding == nil {
+		s.decoding = imagemem.New(0)
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -149,8 +155,7 @@ func (s *Service) take(ctx context.Context, key string, limit int) error {
 		return err
 	}
 	if !ok {
-		secs := int64((retry + time.Second - 1) / time.Second)
-		return errs.With(errs.RateLimited, "retryAfter", max(secs, 1))
+		return ratelimit.Refused(retry)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/imagemem"
 )
 
 // ThumbKey is where the thumbnail of an asset of the house is kept: derived
@@ -61,15 +62,10 @@ func (s *Service) thumb(ctx context.Context, f asset.File) (Bytes, error) {
 	return Bytes{Object: obj, Mime: mime, ETag: etag, ModTime: f.CreatedAt.Time}, nil
 }
 
-// renderThumb decodes the original (a few at a time: a frame may be 50
-// megapixels) and fits it within ThumbEdge, upright and never upscaled.
+// renderThumb decodes the original within the process's decoding budget
+// (a frame may be 50 megapixels) and fits it within ThumbEdge, upright and
+// never upscaled.
 func (s *Service) renderThumb(ctx context.Context, f asset.File) ([]byte, error) {
-	select {
-	case s.thumbs <- struct{}{}:
-		defer func() { <-s.thumbs }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 	obj, err := s.blobs.Open(ctx, f.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
 		return nil, errs.NotFound
@@ -82,6 +78,15 @@ func (s *Service) renderThumb(ctx context.Context, f asset.File) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	w, h, size, err := imagemem.Decoded(data)
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.decoding.Acquire(ctx, size+int64(w)*int64(h)*8) // the pixels and a working copy
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	img, err := asset.Decode(f.Mime, data)
 	if err != nil {
 		return nil, err
