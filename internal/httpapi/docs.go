@@ -74,6 +74,8 @@ func docsType(name string) string {
 		return "text/css; charset=utf-8"
 	case ".png":
 		return "image/png"
+	case ".svg":
+		return "image/svg+xml"
 	}
 	return "text/plain; charset=utf-8" // LICENSE, NOTICE, *.txt
 }
