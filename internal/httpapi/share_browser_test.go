@@ -121,7 +121,9 @@ func TestReviewerPageInChromium(t *testing.T) {
 		second.Verdict == nil || *second.Verdict != "pass" {
 		t.Fatalf("marks %+v", ms)
 	}
-	near := func(got, want [2]float64) bool { return math.Abs(got[0]-want[0]) < 0.02 && math.Abs(got[1]-want[1]) < 0.02 }
+	near := func(got, want [2]float64) bool {
+		return math.Abs(got[0]-want[0]) < 0.02 && math.Abs(got[1]-want[1]) < 0.02
+	}
 	if len(first.Drawings) != 1 || first.Drawings[0].Kind != share.Free {
 		t.Fatalf("first frame's drawings %+v", first.Drawings)
 	}
