@@ -15,7 +15,8 @@
 //   - Expired, revoked and never-existing tokens, a token of the wrong
 //     shape, an i past the end (or not a whole number) and a frame whose
 //     asset the house removed since all answer the one NOT_FOUND, byte for
-//     byte the API's 404. Revocation is read on every reviewer request.
+//     byte the API's 404. Revocation is read on every reviewer request. A
+//     removed frame leaves the manifest; the others keep their i.
 //   - Mint needs a member or better (a viewer reads only) and is free. Only
 //     the house's live assets among assetIds are shared, in the asked order,
 //     each once; none left is 404. Over 60 distinct ids is 400
@@ -40,7 +41,8 @@
 //     BAD_DRAWING with a reason. A stroke's optional note is at most 200
 //     characters.
 //   - The mark limit is 300 mark requests an hour per client address
-//     (IPv6 by /64), counted before anything else is read.
+//     (IPv6 by /64), counted once the request's JSON is read, before the
+//     token is looked up: a flood of guesses is limited like real marks.
 //   - The first mark request of a link raises one share.marked to the
 //     minting member, whatever the races (the link's mark counter goes from
 //     0 to 1 in exactly one transaction). Finish stamps finishedAt once and
