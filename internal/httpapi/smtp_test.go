@@ -118,3 +118,39 @@ func TestSignUpWhenSMTPIsDown(t *testing.T) {
 		t.Errorf("e-mail log = %+v; want one failed row", logged)
 	}
 }
+
+// TestShareLettersOverSMTP: with SMTP_URL set, the link letter reaches the
+// recipient (emailed "sent") and the finish letter the minting member, each
+// with a plain and an HTML part.
+func TestShareLettersOverSMTP(t *testing.T) {
+	box, addr := startSMTP(t)
+	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) {
+		c.SMTPURL = "smtp://" + addr + "?from=studio@example.com"
+	})
+	u := a.SignUp(t, "director")
+	c := mintShare(t, a, u.Session(), map[string]any{"assetIds": []string{assetID(t, a, u)}, "email": "buyer@example.com",
+		"recipientLabel": "Buyer <b>"}, 200)
+	if c.Emailed != "sent" {
+		t.Errorf("emailed %q; want sent", c.Emailed)
+	}
+	markFrame(t, a, c.Token, map[string]any{"i": 0, "verdict": "keep", "note": "Use this one"})
+	a.Do(t, "POST", "/api/share/"+c.Token+"/finish", apptest.Anonymous, nil)
+	box.mu.Lock()
+	letters := append([]letter(nil), box.letters...)
+	box.mu.Unlock()
+	if len(letters) != 3 || letters[1].to[0] != "buyer@example.com" || letters[2].to[0] != u.Email {
+		t.Fatalf("letters to %+v; want the verification, the link and the finish letter", letters)
+	}
+	for _, l := range letters[1:] {
+		body := strings.ReplaceAll(l.data, "=\r\n", "")
+		if !strings.Contains(body, "multipart/alternative") || !strings.Contains(body, "text/plain") || !strings.Contains(body, "text/html") {
+			t.Errorf("letter to %s has not both parts:\n%s", l.to[0], body)
+		}
+		if strings.Contains(body, "Buyer <b>") && strings.Contains(body, "text/html") && !strings.Contains(body, "Buyer &lt;b&gt;") {
+			t.Errorf("the HTML part does not escape the label:\n%s", body)
+		}
+	}
+	if !strings.Contains(strings.ReplaceAll(letters[1].data, "=\r\n", ""), c.URL) {
+		t.Errorf("the link letter lacks the link")
+	}
+}
