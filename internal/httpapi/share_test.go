@@ -624,7 +624,7 @@ func TestCoverage(t *testing.T) {
 		dress := upload(t, a, k, jpegOf(t, 64, 48), "kind", "clothes", "name", "Dress", "folderId", folder).ID
 		upload(t, a, k, jpegOf(t, 64, 48), "kind", "model", "name", "Ada", "folderId", folder) // not a piece
 		bag := upload(t, a, k, jpegOf(t, 64, 48), "kind", "accessory", "name", "Bag", "folderId", folder).ID
-		// The coat's shot: an upload grouped with it.
+		// Frames are the pieces' own images and: the coat's shot, an upload grouped with it.
 		shot := upload(t, a, k, jpegOf(t, 80, 60), "name", "Coat on set").ID
 		a.Do(t, "POST", "/api/toolkit/assets/group", k, map[string]any{"assetIds": []string{coat, shot}})
 		// The dress's frames: an upscale of it, and a retake of that develop
@@ -682,7 +682,7 @@ func TestCoverage(t *testing.T) {
 			return out
 		}
 		got := cover()
-		if got["Coat"].State != "not-sent" || got["Coat"].Frames != 1 || got["Dress"].Frames != 2 || got["Bag"].Frames != 0 {
+		if got["Coat"].State != "not-sent" || got["Coat"].Frames != 2 || got["Dress"].Frames != 3 || got["Bag"].Frames != 1 {
 			t.Fatalf("before sharing: %+v", got)
 		}
 		c := mintShare(t, a, k, map[string]any{"assetIds": []string{shot, r1, r2}}, http.StatusOK)

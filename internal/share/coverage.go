@@ -13,14 +13,13 @@ import (
 //     garments, accessories and jewelry it holds, filed or not. Only the
 //     collection's own assets count, not those of collections inside it.
 //   - A frame is tied to a piece through grouping and the develops: the
-//     piece's group-mates (assets sharing its groupId, other pieces of the
+//     piece's own image, its group-mates (assets sharing its groupId, other pieces of the
 //     collection aside), the result of every develop that took the piece or
 //     a frame already tied to it as an input (any role: a try-on with two
 //     garments is a frame of both, an upscale of a frame is a frame too),
 //     and the result of every develop whose retryOfJobId chain leads to a
 //     develop tied to the piece (a retake or redraw stays tied even when
-//     its inputs changed). The piece itself is not its own frame; removed
-//     assets are not frames.
+//     its inputs changed). Removed assets are not frames.
 //   - "Director-approved" is the asset's approved flag (set by the batch
 //     patch). A piece is covered when a frame of it is approved; missing
 //     counts the pieces that are not; covered + missing = pieces.
@@ -121,7 +120,6 @@ func framesOf(f Facts) map[string][]string {
 				}
 			}
 		}
-		delete(tied, p.AssetID)
 		out[p.AssetID] = slices.Sorted(maps.Keys(tied))
 	}
 	return out

@@ -254,13 +254,13 @@ func TestDerive(t *testing.T) {
 		},
 	}
 	tied := framesOf(f)
-	want := map[string]string{"p1": "u1", "p2": "r1,r2,r3", "p3": "r4", "p4": "r4", "p5": "u1", "p6": ""}
+	want := map[string]string{"p1": "p1,u1", "p2": "p2,r1,r2,r3", "p3": "p3,r4", "p4": "p4,r4", "p5": "p5,u1", "p6": "p6"}
 	for p, w := range want {
 		if got := strings.Join(tied[p], ","); got != w {
 			t.Errorf("frames of %s: %q; want %q", p, got, w)
 		}
 	}
-	if got := strings.Join(Candidates(f), ","); got != "r1,r2,r3,r4,u1" {
+	if got := strings.Join(Candidates(f), ","); got != "p1,p2,p3,p4,p5,p6,r1,r2,r3,r4,u1" {
 		t.Errorf("candidates %q", got)
 	}
 	f.Frames = map[string]FrameFact{
@@ -286,15 +286,16 @@ func TestDerive(t *testing.T) {
 	if c.Pieces != 6 || c.Covered != 1 || c.Missing != 5 || c.States[0].AssetID != "p1" {
 		t.Errorf("coverage %+v", c)
 	}
-	if s := c.States[1]; s.Frames != 3 || s.Approved != 1 || s.Passed != 3 {
+	if s := c.States[1]; s.Frames != 3 || s.Approved != 1 || s.Passed != 3 { // p2 itself is not in Frames: removed
 		t.Errorf("p2 %+v", s)
 	}
 	// A kept frame without the director's approval awaits the director;
 	// a removed frame (absent from Frames) says nothing.
 	f.Frames["r4"] = FrameFact{Kept: 1}
 	delete(f.Frames, "u1")
+	f.Frames["p6"] = FrameFact{Approved: true} // the piece's own image, approved
 	c = Derive(f)
-	if c.States[2].State != StateAwaiting || c.States[0].State != StateNotSent || c.States[0].Frames != 0 {
+	if c.States[2].State != StateAwaiting || c.States[0].State != StateNotSent || c.States[0].Frames != 0 || c.States[5].State != StateCovered {
 		t.Errorf("after a keep: %+v", c.States)
 	}
 }
