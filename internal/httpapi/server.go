@@ -102,7 +102,9 @@ func (s *Server) prepare(rt Route) appHandler {
 		}
 		if plan != nil {
 			q, err := plan.decode(r)
-			if err != nil {
+			if e, ok := errs.As(err); ok && e.Kind == errs.KindNotFound {
+				return errs.NotFound // a route whose refusals are 404 answers the one 404
+			} else if err != nil {
 				return err
 			}
 			r = r.WithContext(withQuery(r.Context(), q))

@@ -24,13 +24,13 @@ type MarksBody struct {
 
 // ShareMarksQuery selects the marks the director reads.
 type ShareMarksQuery struct {
-	AssetIDs string `query:"assetIds" description:"Comma-separated asset ids (at most 200); another house's ids give nothing. Absent: the house's latest 200 marks."`
+	AssetIDs string `query:"assetIds" refuse:"BAD_ASSET_IDS" description:"Comma-separated asset ids (at most 200); another house's ids give nothing. Absent: the house's latest 200 marks."`
 }
 
 // ShareFrameQuery chooses what the frame route answers.
 type ShareFrameQuery struct {
-	Thumb  string `query:"thumb" description:"1: a rendition whose long edge is at most 512 pixels instead of the original."`
-	Export string `query:"export" description:"1 (originals only): the reviewer downloads the frame, recorded as a keep signal (exportedAt on the frame's mark)."`
+	Thumb  string `query:"thumb" refuse:"NOT_FOUND" description:"1: a rendition whose long edge is at most 512 pixels instead of the original."`
+	Export string `query:"export" refuse:"NOT_FOUND" description:"1 (originals only): the reviewer downloads the frame, recorded as a keep signal (exportedAt on the frame's mark)."`
 }
 
 func (s *Server) listShares(w http.ResponseWriter, r *http.Request) error {
