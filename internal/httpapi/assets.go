@@ -78,7 +78,7 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	body := newArrayBody("assets")
-	next, err := s.svc.Assets.Each(r.Context(), auth.From(r.Context()), q, func(a asset.Asset) error { return body.add(a) })
+	next, err := s.svc.Assets.Each(r.Context(), auth.From(r.Context()), q, func(a asset.Asset) error { return body.add(&a) })
 	if err != nil {
 		body.release()
 		return err

@@ -168,7 +168,7 @@ type bareAsset struct {
 func bareList(tb testing.TB, db *sql.DB, pg bool, house string) (int, int) {
 	q := `SELECT a.id, a.name, a.folder_id, a.mime, a.width, a.height, a.size_bytes, a.tool, a.fit_guessed, a.wearer_guessed,
 		a.mark_guessed, a.carries_mark, a.approved_by_user_id, a.created_at,
-		(SELECT string_agg(t.tag, ',') FROM asset_tags t WHERE t.organization_id = a.organization_id AND t.asset_id = a.id)
+		(SELECT string_agg(t.tag, ',') FROM asset_tags t WHERE t.asset_id = a.id)
 		FROM assets a WHERE a.organization_id = ? AND a.deleted_at IS NULL ORDER BY a.created_at DESC, a.id DESC`
 	if pg {
 		q = strings.Replace(q, "?", "$1", 1)

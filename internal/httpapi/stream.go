@@ -36,12 +36,21 @@ func newArrayBody(field string) *arrayBody {
 	return &arrayBody{buf: buf, enc: json.NewEncoder(buf)}
 }
 
+// jsonAppender is an element that writes its own JSON, byte for byte what
+// encoding/json would (asset.Asset): no reflection per element.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
 // add encodes one element.
 func (b *arrayBody) add(v any) error {
 	if b.n > 0 {
 		b.buf.WriteByte(',')
 	}
 	b.n++
+	if a, ok := v.(jsonAppender); ok {
+		b.buf.Grow(1 << 10) // room for one element, so it is appended in place
+		b.buf.Write(a.AppendJSON(b.buf.AvailableBuffer()))
+		return nil
+	}
 	if err := b.enc.Encode(v); err != nil {
 		return err
 	}

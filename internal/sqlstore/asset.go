@@ -15,11 +15,17 @@ import (
 const tagSep = "\x1f"
 
 // assetCols are the columns of an asset row as the wire shows it, its tags
-// aggregated into the last one by a correlated subquery (the primary key of
-// asset_tags), so one row is one asset and a page's LIMIT counts assets.
+// aggregated into the last one by a correlated subquery, so one row is one
+// asset and a page's LIMIT counts assets. The subquery reads only the
+// primary key of asset_tags (asset_id, tag): the row it is correlated with
+// is already the house's (the outer WHERE names the house), asset ids are
+// unique across houses, and the foreign key (organization_id, asset_id)
+// keeps a tag in its asset's house, so repeating organization_id there
+// would change no answer and cost a table read per tag (an eighth of the
+// list's time).
 const assetCols = `a.id, a.name, a.folder_id, a.mime, a.width, a.height, a.size_bytes, a.tool,
 	a.fit_guessed, a.wearer_guessed, a.mark_guessed, a.carries_mark, a.approved_by_user_id, a.approved_at, a.created_at,
-	(SELECT string_agg(t.tag, '` + tagSep + `') FROM asset_tags t WHERE t.organization_id = a.organization_id AND t.asset_id = a.id)`
+	(SELECT string_agg(t.tag, '` + tagSep + `') FROM asset_tags t WHERE t.asset_id = a.id)`
 
 // assetOrder is the library's order: newest first, then by id.
 const assetOrder = ` ORDER BY a.created_at DESC, a.id DESC`

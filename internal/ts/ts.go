@@ -21,10 +21,14 @@ func Milli(ms int64) Time { return Time{time.UnixMilli(ms).UTC()} }
 func Of(t time.Time) Time { return Milli(t.UnixMilli()) }
 
 func (t Time) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(Layout)+2)
+	return t.AppendJSON(make([]byte, 0, len(Layout)+2)), nil
+}
+
+// AppendJSON appends the wire form, quoted, as MarshalJSON writes it.
+func (t Time) AppendJSON(b []byte) []byte {
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, Layout)
-	return append(b, '"'), nil
+	return append(b, '"')
 }
 
 func (t *Time) UnmarshalJSON(b []byte) error {
