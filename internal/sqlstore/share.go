@@ -304,8 +304,9 @@ func (db *DB) FinishShare(ctx context.Context, l share.Link, now time.Time, noti
 			return notFound(err)
 		}
 		if err := tx.QueryRow(ctx, `SELECT
-			(SELECT COUNT(*) FROM share_marks WHERE share_id = ? AND verdict = 'keep'),
-			(SELECT COUNT(*) FROM share_marks WHERE share_id = ? AND verdict = 'pass')`, l.ID, l.ID).Scan(&f.Kept, &f.Passed); err != nil {
+			(SELECT COUNT(*) FROM share_marks WHERE organization_id = ? AND share_id = ? AND verdict = 'keep'),
+			(SELECT COUNT(*) FROM share_marks WHERE organization_id = ? AND share_id = ? AND verdict = 'pass')`,
+			l.HouseID, l.ID, l.HouseID, l.ID).Scan(&f.Kept, &f.Passed); err != nil {
 			return err
 		}
 		if f.Kept+f.Passed == 0 {
@@ -315,7 +316,7 @@ func (db *DB) FinishShare(ctx context.Context, l share.Link, now time.Time, noti
 		if markSeq <= notified {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE shares SET notified_seq = ? WHERE id = ?`, markSeq, l.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE shares SET notified_seq = ? WHERE organization_id = ? AND id = ?`, markSeq, l.HouseID, l.ID); err != nil {
 			return err
 		}
 		n, err := insertNotification(ctx, tx, notice(f))
