@@ -31,7 +31,7 @@
 //   - The working-size cut: the coarse labels, upsampled, are kept where a
 //     pixel's 3x3 coarse neighbourhood agrees, and the band between is cut
 //     again at WorkEdge with the models refitted to those pixels.
-//   - Cast shadows: subject pixels connected to the outline (up to 4% of the
+//   - Cast shadows: subject pixels connected to the outline (up to 8% of the
 //     long edge deep) that look like the ground behind them in shadow (the
 //     same chromaticity within 0.03, 35% to 92% of its lightness, and the
 //     ground's texture still showing) go back to the ground, unless they

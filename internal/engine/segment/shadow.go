@@ -13,7 +13,7 @@ package segment
 // subject that may be given back (more, and the "shadow" is a dark subject
 // of the ground's hue, which is kept).
 const (
-	shadowDepth = 0.04
+	shadowDepth = 0.08
 	maxShadow   = 0.25
 )
 
