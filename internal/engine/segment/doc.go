@@ -33,7 +33,7 @@
 //     again at WorkEdge with the models refitted to those pixels.
 //   - Cast shadows: subject pixels connected to the outline (up to 8% of the
 //     long edge deep) that look like the ground behind them in shadow (the
-//     same chromaticity within 0.03, 35% to 92% of its lightness, and the
+//     same chromaticity within 0.03, 35% to 105% of its lightness, and the
 //     ground's texture still showing) go back to the ground, unless they
 //     would be over a quarter of the subject or the picture has no colour.
 //   - Clean-up: parts under 1% of the largest are dropped, pinholes under

@@ -4,7 +4,8 @@ package segment
 // the ground beside it, and a colour model takes that darker ground for part
 // of the subject (it is unlike the lit ground). dropShadows gives back to the
 // ground the subject pixels next to the outline that look like the ground
-// behind them in shadow: the same chromaticity, 35% to 92% of its lightness,
+// behind them in shadow, or like a bit of that lit ground the cut took
+// along: the same chromaticity, 35% to 105% of its lightness,
 // and the ground's texture still showing through (a shadow on gravel is
 // gravel; a grey tripod leg on grass is smooth).
 
@@ -35,7 +36,7 @@ func dropShadows(work *raster, fg []bool) int {
 			return false
 		}
 		r := lp / lg
-		if r < 0.35 || r > 0.92 {
+		if r < 0.35 || r > 1.05 {
 			return false
 		}
 		if float64(grad[i]) < 0.5*r*float64(texture[i])-3 {
