@@ -12,19 +12,38 @@
 //
 // Matting (shared by packshot, remove-background, harmonize, color-change,
 // fit-adjust, iron, tryon and the focus map of camera-lens): an input with
-// real transparency uses its own alpha. Otherwise the backdrop is modelled
-// from the image's border: median colour profiles of the four sides (smoothed
-// by a running median a third of their length, so a subject touching the
-// border drops out; a side unlike the other three, such as a figure cut at
-// the knees, is replaced by their colour), blended over the frame as a Coons
-// patch so gradients and light fall-off are followed. Each pixel's distance
-// to that model (luma plus twice the chroma difference) becomes a soft alpha
-// between thresholds set from the border's own noise. On the coarse grid the
-// mask is cleaned (enclosed holes filled, specks under 3% of the largest part
-// dropped), then upsampled, and its uncertain edge band is re-matted at full
-// size. Edge colours are decontaminated (I = aF + (1-a)B solved for F) before
-// compositing. An image with no plain backdrop gives an input fault for the
-// tools that need a subject.
+// real transparency uses its own alpha. Otherwise two methods, chosen by the
+// spread of the image's border (its noise around a smooth model of it):
+//
+//   - The plain matte, for a studio backdrop: the backdrop is modelled from
+//     the border: median colour profiles of the four sides (smoothed by a
+//     running median a third of their length, so a subject touching the
+//     border drops out; a side unlike the other three, such as a figure cut
+//     at the knees, is replaced by their colour), blended over the frame as a
+//     Coons patch so gradients and light fall-off are followed. Each pixel's
+//     distance to that model (luma plus twice the chroma difference) becomes
+//     a soft alpha between thresholds set from the border's own noise. On the
+//     coarse grid the mask is cleaned (enclosed holes filled, specks under 3%
+//     of the largest part dropped), then upsampled, and its uncertain edge
+//     band is re-matted at full size.
+//   - The graph cut of package segment, for a real ground (a table, a wall,
+//     grass, a street): GrabCut seeded by the border and a centre prior, with
+//     cast shadows given back to the ground and a guided-filter matte.
+//
+// A border spread up to 8 (a studio) tries the plain matte first and the
+// graph cut second; up to 14 (a quiet real ground) the graph cut first and
+// the plain matte second; above, the graph cut only. Whichever method
+// answers, its mask must pass segment's confidence measure (coverage, parts
+// and debris, compactness, edge agreement, colour misfit, running off the
+// frame; a plain matte's through segment.Assess) at a score of 0.5, and 0.65
+// for a packshot, whose product is seen on a plain canvas where every flaw
+// of the outline shows. Otherwise the tool fails with an input fault: "The
+// subject could not be separated from this background cleanly; try a photo
+// on a plainer ground." The worker fails the job and voids its hold, so a
+// fragmented cut-out is never delivered or charged. Try-on takes the plain
+// matte only for its figure. Edge colours are decontaminated (I = aF +
+// (1-a)B solved for F, B from the backdrop model or the ground filled in
+// behind a graph-cut subject) before compositing.
 //
 // What each local tool does:
 //
@@ -74,7 +93,8 @@
 //     garment (continuous and monotonic), so heads, hands and other pieces
 //     stay as they are.
 //   - tryon: an honest composite, not a generative try-on: each garment input
-//     is matted and laid on the matted model, scaled to the shoulder width
+//     is matted and laid on the matted model (a figure on a plain backdrop
+//     only; any other is refused), scaled to the shoulder width
 //     measured 20% down the figure (tops and dresses from the shoulder line,
 //     trousers from 47% down when a top is also given), with a soft shadow.
 //

@@ -1,6 +1,9 @@
 package local
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"image"
 	"math"
 	"slices"
@@ -8,6 +11,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/engine/segment"
 )
 
 // analysisEdge is the long edge of the downscaled copy that mattes and other
@@ -15,14 +19,18 @@ import (
 const analysisEdge = 512
 
 // maxBorderNoise is the largest border spread (colour distance, 0..255) that
-// still counts as a plain backdrop.
-const maxBorderNoise = 14
+// still counts as a plain backdrop; up to studioNoise it is a studio's.
+const (
+	maxBorderNoise = 14
+	studioNoise    = 8
+)
 
 // minMatteEdge is the shortest side an image needs for a matte.
 const minMatteEdge = 16
 
-// reasonNoSubject is the input fault of a matte that finds nothing to separate.
-const reasonNoSubject = "No subject could be separated from the background: the local engine needs a product or figure on a plain background."
+// reasonNoSubject is the input fault of a matte that finds no subject it can
+// separate cleanly: a fragmented cut-out is never delivered.
+const reasonNoSubject = "The subject could not be separated from this background cleanly; try a photo on a plainer ground."
 
 // background is a smooth model of an image's backdrop, estimated from its
 // border: four colour profiles (top, bottom, left, right) blended over the
@@ -222,29 +230,65 @@ func medianFilter(p [][3]float32, win int) [][3]float32 {
 
 // matte is a subject separated from its background.
 type matte struct {
-	alpha *plane          // full size, 0 = background, 1 = subject
-	bg    *background     // nil when the alpha came from the input's own transparency
-	box   image.Rectangle // bounds of alpha > 0.5
+	alpha  *plane          // full size, 0 = background, 1 = subject
+	bg     *background     // the plain backdrop's model, or nil
+	ground *segment.Ground // the ground behind a graph-cut subject, or nil
+	box    image.Rectangle // bounds of alpha > 0.5
 }
+
+// hasGround reports whether the matte knows the colour behind the subject
+// (not when the alpha came from the input's own transparency).
+func (m *matte) hasGround() bool { return m.bg != nil || m.ground != nil }
 
 // bgAt is the estimated background colour at (x, y) of a w x h image.
 func (m *matte) bgAt(x, y, w, h int, out *[3]float64) {
-	if m.bg == nil {
+	switch {
+	case m.ground != nil:
+		m.ground.At((float64(x)+0.5)/float64(w), (float64(y)+0.5)/float64(h), out)
+	case m.bg != nil:
+		m.bg.at(float64(x)/float64(max(1, w-1)), float64(y)/float64(max(1, h-1)), out)
+	default:
 		*out = [3]float64{255, 255, 255}
-		return
 	}
-	m.bg.at(float64(x)/float64(max(1, w-1)), float64(y)/float64(max(1, h-1)), out)
 }
 
-// findMatte separates the subject of img from its background. An image with
-// real transparency uses its own alpha. Otherwise the backdrop is modelled
-// from the border (see background), each pixel's colour distance to it is
-// turned into a soft alpha, and on an analysis-sized copy the binary mask is
-// cleaned: enclosed holes are filled (a white label on a white shirt stays
-// subject) and specks are dropped. The cleaned coarse matte is upsampled and
-// its uncertain edge band is re-matted at full size, so edges stay crisp.
-// It returns an input fault when no subject is found.
+// need is what a tool asks of a matte.
+type need struct {
+	// plainOnly allows a plain backdrop only (try-on's figure: the composite
+	// is honest only for a studio figure).
+	plainOnly bool
+	// score is the least confidence (segment.Confidence.Score) to deliver;
+	// zero means segment.Threshold.
+	score float64
+}
+
+func (n need) accepts(c segment.Confidence) bool {
+	return c.Score >= max(n.score, segment.Threshold)
+}
+
+// packshotScore is the confidence a packshot needs: its product is seen on
+// a plain canvas, where every flaw of the outline shows (looked at by eye:
+// a cup on a café table scoring 0.54 had a ragged saucer rim on white).
+const packshotScore = 0.65
+
+// findMatte separates the subject of img from its background, plain or
+// real, at the usual confidence (findMatteOn with no special need).
 func findMatte(img *image.NRGBA, tool string) (*matte, error) {
+	return findMatteOn(img, tool, need{})
+}
+
+// findMatteOn separates the subject of img from its background. An image
+// with real transparency uses its own alpha. Otherwise the border's spread
+// decides the order: on a studio backdrop (up to studioNoise) plainMatte
+// leads and the graph cut of package segment is the fallback; on a quiet
+// real ground (up to maxBorderNoise) the graph cut leads and plainMatte is
+// the fallback; on a busy ground only the graph cut can work. Either is
+// delivered only when its mask passes the confidence measure of package
+// segment (a plain matte's through segment.Assess), so a shredded subject is
+// never delivered. n may ask for a plain backdrop only, or for a higher
+// confidence. It returns an
+// input fault with a plain reason when no clean subject is found.
+func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if w < minMatteEdge || h < minMatteEdge {
 		return nil, engine.InputError(tool, "The image is too small to find a subject in.", nil)
@@ -268,12 +312,82 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 		small = imaging.Clone(img)
 	}
 	flatten(small)
-	sw, sh := small.Rect.Dx(), small.Rect.Dy()
 	bg := estimateBackground(small)
-	if bg.sigma > maxBorderNoise {
-		// A busy backdrop: border statistics cannot tell subject from ground.
-		return nil, engine.InputError(tool, reasonNoSubject, nil)
+	plain := func() (*matte, error) {
+		m, mask, err := plainMatte(img, small, bg, tool)
+		if err != nil {
+			return nil, fmt.Errorf("plain matte: %w", err)
+		}
+		if conf := segment.Assess(small, mask, segment.Options{}); !n.accepts(conf) {
+			return nil, fmt.Errorf("plain matte: %v", conf)
+		}
+		return m, nil
 	}
+	cut := func() (*matte, error) {
+		if n.plainOnly {
+			return nil, errors.New("graph cut: the tool takes a plain backdrop only")
+		}
+		return cutMatte(img, n)
+	}
+	var order []func() (*matte, error)
+	switch {
+	case bg.sigma <= studioNoise:
+		// A studio backdrop: the plain matte, tuned for it, leads.
+		order = append(order, plain, cut)
+	case bg.sigma <= maxBorderNoise:
+		// A quiet real ground (a table, a wall): the graph cut models its
+		// texture better; the plain matte is the fallback.
+		order = append(order, cut, plain)
+	default:
+		// A busy ground: border statistics cannot tell subject from ground.
+		order = append(order, cut)
+	}
+	causes := []error{fmt.Errorf("border spread %.1f", bg.sigma)}
+	for _, f := range order {
+		m, err := f()
+		if err == nil {
+			return m, nil
+		}
+		causes = append(causes, err)
+	}
+	return nil, engine.InputError(tool, reasonNoSubject, errors.Join(causes...))
+}
+
+// cutMatte separates the subject from a real ground with the graph cut of
+// package segment, and refuses a cut below the confidence n asks for. Its
+// errors are causes for the log; findMatteOn gives the plain reason.
+func cutMatte(img *image.NRGBA, n need) (*matte, error) {
+	flat := img
+	if hasAlpha(img) {
+		flat = imaging.Clone(img)
+		flatten(flat)
+	}
+	cut, err := segment.Separate(context.Background(), flat, segment.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("graph cut: %w", err)
+	}
+	if !n.accepts(cut.Confidence) {
+		return nil, fmt.Errorf("graph cut: %v", cut.Confidence)
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	m := &matte{alpha: &plane{w: w, h: h, p: cut.Matte(flat)}, ground: cut.Ground()}
+	m.box = m.alpha.bounds(0.5)
+	if m.box.Empty() {
+		return nil, errors.New("graph cut: an empty matte")
+	}
+	return m, nil
+}
+
+// plainMatte mattes a subject on a plain backdrop bg (modelled from the
+// border of small, the analysis-sized copy of img): each pixel's colour
+// distance to the backdrop becomes a soft alpha, and on small the binary mask
+// is cleaned: enclosed holes are filled (a white label on a white shirt stays
+// subject) and specks are dropped. The cleaned coarse matte is upsampled and
+// its uncertain edge band is re-matted at full size, so edges stay crisp. It
+// also returns the cleaned mask at small's size, for the confidence measure.
+func plainMatte(img, small *image.NRGBA, bg *background, tool string) (*matte, []float32, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	sw, sh := small.Rect.Dx(), small.Rect.Dy()
 	coarse := softAlpha(small, bg)
 
 	// Clean the binary mask on the coarse grid.
@@ -296,8 +410,9 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 		}
 	}
 	if share := float64(n) / float64(sw*sh); share < 0.002 || share > 0.97 {
-		return nil, engine.InputError(tool, reasonNoSubject, nil)
+		return nil, nil, engine.InputError(tool, reasonNoSubject, nil)
 	}
+	mask := slices.Clone(coarse.p)
 	coarse = coarse.boxBlur(1)
 
 	// Upsample and refine the edge band at full size.
@@ -330,9 +445,9 @@ func findMatte(img *image.NRGBA, tool string) (*matte, error) {
 	m := &matte{alpha: fine, bg: bg}
 	m.box = fine.bounds(0.5)
 	if m.box.Empty() {
-		return nil, engine.InputError(tool, reasonNoSubject, nil)
+		return nil, nil, engine.InputError(tool, reasonNoSubject, nil)
 	}
-	return m, nil
+	return m, mask, nil
 }
 
 // softAlpha is the per-pixel alpha of img against bg.
@@ -471,7 +586,7 @@ func cutout(img *image.NRGBA, m *matte, r image.Rectangle) *image.NRGBA {
 				if a <= 0.004 {
 					continue
 				}
-				if a >= 0.95 || m.bg == nil {
+				if a >= 0.95 || !m.hasGround() {
 					copy(out.Pix[k:k+3], img.Pix[j:j+3])
 				} else {
 					m.bgAt(x, y, w, h, &bgc)

@@ -138,7 +138,7 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 	} else {
 		m, err := findMatte(work, r.Tool)
 		if err != nil {
-			return engine.Result{}, engine.InputError(r.Tool, "No garment could be found on a plain background; send a mask of the garment.", err)
+			return engine.Result{}, engine.InputError(r.Tool, "No garment could be separated from its background cleanly; send a mask of the garment.", err)
 		}
 		flatten(work)
 		region = garmentRegion(work, m)

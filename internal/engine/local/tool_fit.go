@@ -33,7 +33,7 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 	work := resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
-		return engine.Result{}, engine.InputError(r.Tool, "No garment could be found on a plain background.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "No garment could be separated from its background cleanly; try a photo on a plainer ground.", err)
 	}
 	if work == img {
 		work = cloneNRGBA(img)

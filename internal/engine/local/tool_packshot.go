@@ -13,7 +13,7 @@ import (
 // packshotMargin is the share of the canvas left free on each side of the product.
 const packshotMargin = 0.08
 
-// runPackshot isolates the product (findMatte), crops it, and places it
+// runPackshot isolates the product (findMatteOn, at packshotScore), crops it, and places it
 // centred on a clean canvas with margins: white by default, params.bg
 // "#rrggbb" for a colour, or params.bg "image" for the background input
 // (scaled to cover). The canvas is square unless the shape or params.aspect
@@ -36,7 +36,7 @@ func runPackshot(ctx context.Context, r engine.Request) (engine.Result, error) {
 	w, h := engine.Canvas(r.Tier, a)
 
 	img = fitLong(img, r.Tier.Pixels())
-	m, err := findMatte(img, r.Tool)
+	m, err := findMatteOn(img, r.Tool, need{score: packshotScore})
 	if err != nil {
 		return engine.Result{}, err
 	}

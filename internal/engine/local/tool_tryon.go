@@ -26,7 +26,8 @@ type figure struct {
 }
 
 // runTryon is an honest composite, not a generative try-on: each garment
-// input is matted (findMatte) and cut out, the model input is matted and
+// input is matted (findMatte) and cut out, the model input (a figure on a
+// plain backdrop only; any other is refused) is matted and
 // measured (the figure's top and height, its width and axis at the shoulder
 // line, 20% down the figure), and each garment is scaled to the body and laid
 // on it: tops and dresses at 1.15x the shoulder width with their collar just
@@ -41,9 +42,11 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	iw, ih := model.Rect.Dx(), model.Rect.Dy()
 	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
 	work := resize(model, fw, fh)
-	mm, err := findMatte(work, r.Tool)
+	// The composite is honest only for a studio figure: a model on a real
+	// ground is refused, however cleanly it could be cut out.
+	mm, err := findMatteOn(work, r.Tool, need{plainOnly: true})
 	if err != nil {
-		return engine.Result{}, engine.InputError(r.Tool, "No model figure could be found on a plain background.", err)
+		return engine.Result{}, engine.InputError(r.Tool, "No model figure could be found on a plain background; the local try-on composes garments on studio figures only.", err)
 	}
 	if work == model {
 		work = cloneNRGBA(model)
@@ -60,7 +63,7 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 		g = fitLong(g, max(fw, fh))
 		gm, err := findMatte(g, r.Tool)
 		if err != nil {
-			return engine.Result{}, engine.InputError(r.Tool, fmt.Sprintf("No garment could be found on the plain background of garment %d.", i+1), err)
+			return engine.Result{}, engine.InputError(r.Tool, fmt.Sprintf("Garment %d could not be separated from its background cleanly; try a photo on a plainer ground.", i+1), err)
 		}
 		cut := cutout(g, gm, gm.box)
 		pieces = append(pieces, garmentPiece{cut: cut, long: float64(cut.Rect.Dy()) >= 1.6*float64(cut.Rect.Dx())})
