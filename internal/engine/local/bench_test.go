@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/local"
+	"studio/internal/engine/segment/segtest"
 	"studio/internal/ledger"
 )
 
@@ -92,4 +94,33 @@ func cpuClock() time.Duration {
 
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuClock()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkRealGround runs the tools that need a subject on a garment laid
+// on a wooden table (the graph cut of package segment), from a 1024 px and
+// a 4096 px input, each developed at the tier of its size:
+//
+//	go test -run '^$' -bench RealGround -benchtime 5x ./internal/engine/local/
+func BenchmarkRealGround(b *testing.B) {
+	l := local.New()
+	for _, size := range []struct {
+		w, h int
+		tier ledger.Tier
+	}{{1024, 768, ledger.Tier1K}, {4096, 3072, ledger.Tier4K}} {
+		cov := segtest.Coverage(segtest.TShirt, size.w, size.h)
+		fill := segtest.Fill(shirtBlue, segtest.Linen(size.w, size.h), 0.3, size.w, size.h)
+		src := encJPEG(b, segtest.Composite(segtest.Wood(size.w, size.h), fill, cov, size.w, size.h, 0.3, 1))
+		for _, tool := range []string{"packshot", "remove-background"} {
+			r := engine.Request{Tool: tool, Tier: size.tier, Inputs: []engine.Input{in("image", src)}}
+			b.Run(fmt.Sprintf("%s/%dx%d", tool, size.w, size.h), func(b *testing.B) {
+				cpu := cpuClock()
+				for b.Loop() {
+					if _, err := l.Run(context.Background(), r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu)
+			})
+		}
+	}
 }
