@@ -266,6 +266,10 @@ func (n need) accepts(c segment.Confidence) bool {
 	return c.Score >= max(n.score, segment.Threshold)
 }
 
+// assessOptions measures a plain matte on a copy 256 px long: the measures
+// do not depend on the scale, and it is a quarter of the work at 512.
+var assessOptions = segment.Options{WorkEdge: 256}
+
 // packshotScore is the confidence a packshot needs: its product is seen on
 // a plain canvas, where every flaw of the outline shows (looked at by eye:
 // a cup on a café table scoring 0.54 had a ragged saucer rim on white).
@@ -318,7 +322,7 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plain matte: %w", err)
 		}
-		if conf := segment.Assess(small, mask, segment.Options{}); !n.accepts(conf) {
+		if conf := segment.Assess(small, mask, assessOptions); !n.accepts(conf) {
 			return nil, fmt.Errorf("plain matte: %v", conf)
 		}
 		return m, nil
