@@ -36,6 +36,8 @@ import (
 	"studio/internal/share"
 	"studio/internal/sqlstore"
 	"studio/internal/sweep"
+	"studio/internal/urlguard"
+	"studio/internal/webhook"
 	"studio/internal/worker"
 )
 
@@ -51,10 +53,11 @@ type App struct {
 	Events *events.Broker  // publish committed changes here, after commit
 	Relay  *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
 	Jobs   *job.Service
-	Pool   *worker.Pool   // the workers; they run only when RunWorkers is called
-	Packs  *pack.Service  // batch downloads; its builder runs beside the workers
-	Shares *share.Service // share links and reviewer marks
-	Engine engine.Engine  // what the workers develop with
+	Pool   *worker.Pool     // the workers; they run only when RunWorkers is called
+	Packs  *pack.Service    // batch downloads; its builder runs beside the workers
+	Shares *share.Service   // share links and reviewer marks
+	Hooks  *webhook.Service // outbound webhook endpoints; its senders run beside the workers
+	Engine engine.Engine    // what the workers develop with
 	Limits *ratelimit.Limiter
 	Log    *slog.Logger
 }
@@ -64,6 +67,9 @@ type Options struct {
 	Now        func() time.Time
 	Hash       account.HashParams // cheaper password hashing in tests
 	MailerFunc func(mail.Log) mail.Sender
+	// WebhookGuard is the way out to webhook endpoints; urlguard.New() when
+	// nil. Tests pass one that admits their local receiver.
+	WebhookGuard *urlguard.Guard
 }
 
 // New opens the store and builds every service and the HTTP server.
@@ -135,7 +141,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Decoding: decoding, Now: now, Log: log})
 	shares := share.NewService(db, share.Options{Blobs: blobs, Mailer: sender, Notifier: notify.Announcer{Pub: pub, Log: log},
 		Limiter: limits, Decoding: decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
-	pool := worker.New(db, blobs, eng, announce, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
+	hooks := webhook.NewService(db, webhook.Options{Guard: opts.WebhookGuard, Now: now, Log: log})
+	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now})
 	workers.Store(pool)
 	srv := httpapi.NewServer(httpapi.Config{
@@ -155,11 +162,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Packs:    packs,
 		Notes:    notify.NewService(db, now),
 		Shares:   shares,
+		Hooks:    hooks,
 		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs,
-		Shares: shares, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -222,20 +230,36 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	return nil
 }
 
-// RunWorkers develops queued jobs and builds queued packs until ctx ends,
+// RunWorkers develops queued jobs, builds queued packs and sends webhook
+// deliveries until ctx ends,
 // then lets in-flight renders finish (or returns them to the queue).
 func (a *App) RunWorkers(ctx context.Context) error {
 	a.Log.Info("workers running", "engine", a.Engine.Name(), "tools", a.Engine.Tools(), "concurrency", a.Config.Workers)
 	var wg sync.WaitGroup
-	var packErr, sweepErr error
+	var packErr, sweepErr, hookErr error
 	wg.Go(func() { packErr = a.Packs.Run(ctx) })
+	wg.Go(func() { hookErr = a.Hooks.Run(ctx) })
 	// Bytes a crash left without a row, and stale temporary files, go once
 	// at start and then every STUDIO_SWEEP_EVERY.
 	sweeper := sweep.New(a.DB, a.Blobs, sweep.Options{Grace: a.Config.SweepGrace, Every: a.Config.SweepEvery, Log: a.Log})
 	wg.Go(func() { sweepErr = sweeper.Run(ctx) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
-	return errors.Join(err, packErr, sweepErr)
+	return errors.Join(err, packErr, sweepErr, hookErr)
+}
+
+// wakeOnDone tells the webhook senders of this process when a frame
+// lands, so develop.done leaves at once rather than at their next poll.
+type wakeOnDone struct {
+	job.Notifier
+	wake func()
+}
+
+func (w wakeOnDone) JobChanged(ctx context.Context, j job.Job) {
+	w.Notifier.JobChanged(ctx, j)
+	if j.Status == job.Done {
+		w.wake()
+	}
 }
 
 // openBlobs returns the blob store blobURL names: the disk store in

@@ -22,10 +22,11 @@ import (
 // App is the real service on an httptest server.
 type App struct {
 	*app.App
-	URL    string
-	Engine Engine
-	client *http.Client
-	valid  *apispec.ResponseValidator
+	URL      string
+	Engine   Engine
+	Receiver *Receiver // a local https webhook receiver the app's webhook guard admits
+	client   *http.Client
+	valid    *apispec.ResponseValidator
 }
 
 // Cheap password hashing keeps sign-ups fast under -race; production uses OWASP.
@@ -60,7 +61,8 @@ func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
 	if testing.Verbose() {
 		log = slog.New(slog.NewJSONHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a, err := app.New(context.Background(), cfg, log, app.Options{Hash: testHash})
+	recv := NewReceiver(t)
+	a, err := app.New(context.Background(), cfg, log, app.Options{Hash: testHash, WebhookGuard: recv.Guard(t)})
 	if err != nil {
 		t.Fatalf("app on %s: %v", e.Name, err)
 	}
@@ -78,7 +80,7 @@ func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}
-	return &App{App: a, URL: base, Engine: e, client: srv.Client(), valid: v}
+	return &App{App: a, URL: base, Engine: e, Receiver: recv, client: srv.Client(), valid: v}
 }
 
 type tWriter struct{ t testing.TB }

@@ -1,8 +1,13 @@
 package httpapi
 
 import (
+	"strings"
+
 	"studio/internal/httpapi/openapi"
 )
+
+// extensionNote introduces an operation beyond the spec.
+const extensionNote = "An extension: this operation is beyond the API's specification (marked x-extension)."
 
 // buildOpenAPI renders the OpenAPI document of a routes table
 // (internal/httpapi/openapi does the rendering): each route's credential
@@ -33,6 +38,10 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 			op.Description = "Takes no API key or session: the share link's 256-bit token in the path is the authority. " +
 				"An expired, revoked or unknown token answers the one 404."
 		}
+		if rt.Extension {
+			op.Extension = true
+			op.Description = strings.TrimSpace(op.Description + " " + extensionNote)
+		}
 		for _, out := range rt.Out {
 			op.Answers = append(op.Answers, openapi.Answer{Status: out.Status, Body: out.Body, ContentType: out.ContentType})
 		}
@@ -60,5 +69,6 @@ var tagDescriptions = map[string]string{
 	"notifications": "What the house was told: packs ready, shares answered.",
 	"lookbook":      "Looks, their lock and variation frames, presets, factory and templates.",
 	"postures":      "The posture library and the house's posture preferences.",
+	"webhooks":      "Outbound webhooks: endpoints that hear develop.done and verdict.written, Standard Webhooks signed, retried for a day and a half; owner or admin.",
 	"share":         "Share links: outside reviewers mark frames keep or pass on /s; the director reads their marks and a collection's coverage.",
 }

@@ -41,7 +41,10 @@ type Route struct {
 	Out     []Out         // success answers
 	Errors  []*errs.Error // the error codes the route answers, besides the ones its class and shape imply
 	Heavy   bool          // reads what grows with the house (its library, its jobs): a house runs few at once (guard.go)
-	Handler appHandler
+	// Extension marks a route beyond the spec (SPEC §4 does not name it):
+	// the document says so with "x-extension": true and a note.
+	Extension bool
+	Handler   appHandler
 }
 
 // Out is one documented success answer.

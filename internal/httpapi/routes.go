@@ -21,5 +21,6 @@ func (s *Server) table() []Route {
 		s.looksRoutes(),         // SPEC §4.6, §4.19: lookbook, factory, presets, backgrounds, templates
 		s.posturesRoutes(),      // SPEC §4.15: postures
 		s.shareRoutes(),         // SPEC §4.11: share links, reviewer marks, coverage
+		s.webhooksRoutes(),      // SPEC §4.14, §5 rules 9-10, §6: outbound webhook endpoints and their deliveries
 	)
 }

@@ -23,6 +23,7 @@ import (
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/share"
+	"studio/internal/webhook"
 )
 
 // Config is what the HTTP layer needs to know about its deployment.
@@ -46,6 +47,7 @@ type Services struct {
 	Packs    *pack.Service               // batch downloads
 	Notes    *notify.Service             // the notifications list and its read marks
 	Shares   *share.Service              // share links, reviewer marks, coverage
+	Hooks    *webhook.Service            // outbound webhook endpoints, their deliveries and test messages
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

@@ -14,6 +14,7 @@ import (
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/ts"
+	"studio/internal/webhook"
 )
 
 // nextSeq takes the house's next event sequence number. The counter row is
@@ -321,7 +322,8 @@ func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) (
 
 // Finish stores the developed frame as an asset of the house (named as
 // the frame says, tool set, root folder), posts the job's hold, marks the
-// job done and takes its event, in one transaction. job.ErrLeaseLost when
+// job done, takes its event and queues develop.done for the house's
+// webhook endpoints, in one transaction. job.ErrLeaseLost when
 // the worker no longer holds it.
 func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error) {
 	var out job.Job
@@ -344,7 +346,7 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 			return err
 		}
 		out = done
-		return nil
+		return db.enqueueWebhooksTx(ctx, tx, j.HouseID, webhook.DevelopDone, done)
 	})
 	return out, err
 }

@@ -65,6 +65,7 @@ type Operation struct {
 	Form        any      // the multipart/form-data body type (fields tagged formData)
 	Answers     []Answer // success answers
 	Errors      []Error  // every error code the operation may answer
+	Extension   bool     // beyond the API's specification: documented with "x-extension": true
 }
 
 // Answer is one documented success answer.
@@ -214,6 +215,9 @@ func (b *docBuilder) operation(rt Operation) (*openapi31.Operation, error) {
 	}
 	if rt.Description != "" {
 		op.WithDescription(rt.Description)
+	}
+	if rt.Extension {
+		op.MapOfAnything = map[string]any{"x-extension": true}
 	}
 
 	for _, name := range openAPIPathParams(path) {
