@@ -357,4 +357,3 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
-
