@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -356,4 +358,85 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestDeleteWaitsForTheSendInFlight: an endpoint deleted while a delivery
+// to it is being sent answers only after that send ended, and the
+// delivery is gone with it; nothing else of it is sent.
+func TestDeleteWaitsForTheSendInFlight(t *testing.T) {
+	r := newReceiver(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	inner := r.srv.Config.Handler
+	r.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		entered <- struct{}{}
+		<-release
+		inner.ServeHTTP(w, req)
+	})
+	f, s := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+		return webhook.NewService(db, webhook.Options{Guard: r.guard(t)})
+	})
+	f.enqueue(t)
+	f.enqueue(t)
+	sent := make(chan error, 1)
+	go func() { _, err := s.One(context.Background()); sent <- err }()
+	<-entered // the first delivery is on the wire
+
+	deleted := make(chan error, 1)
+	go func() { _, err := s.Delete(context.Background(), f.owner, f.endpoint.ID); deleted <- err }()
+	for {
+		if _, err := f.db.Endpoint(context.Background(), f.owner.HouseID, f.endpoint.ID); errors.Is(err, errs.NotFound) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-deleted:
+		t.Fatalf("the delete answered (%v) while a send to the endpoint was in flight", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	if did, err := s.One(context.Background()); did || err != nil {
+		t.Fatalf("after the delete a delivery was claimed: %v %v", did, err)
+	}
+	if got := r.received(); len(got) != 1 {
+		t.Fatalf("the receiver got %d messages; want only the one in flight", len(got))
+	}
+	var left int
+	if err := f.db.QueryTest(context.Background(), `SELECT COUNT(*) FROM webhook_deliveries`, &left); err != nil || left != 0 {
+		t.Fatalf("%d deliveries left (%v); want none", left, err)
+	}
+}
+
+// FuzzCreateRequest: whatever Validate accepts has one or both events, in
+// order, and a URL of at most 2048 characters without a fragment.
+func FuzzCreateRequest(f *testing.F) {
+	f.Add("https://example.com/h", "develop.done", "verdict.written")
+	f.Add("https://example.com/h#x", "develop.done", "")
+	f.Add("", "", "webhook.test")
+	f.Fuzz(func(t *testing.T, url, e1, e2 string) {
+		in := webhook.CreateRequest{URL: url, Events: []string{e1, e2}}
+		if e2 == "" {
+			in.Events = in.Events[:1]
+		}
+		if in.Validate() != nil {
+			return
+		}
+		if len(in.URL) > webhook.MaxURL || strings.Contains(in.URL, "#") && !strings.HasSuffix(in.URL, "#") {
+			t.Fatalf("accepted URL %q", in.URL)
+		}
+		if len(in.Events) == 0 || len(in.Events) > 2 || (len(in.Events) == 2 && in.Events[0] != webhook.DevelopDone) {
+			t.Fatalf("accepted events %v", in.Events)
+		}
+		for _, e := range in.Events {
+			if e != webhook.DevelopDone && e != webhook.VerdictWritten {
+				t.Fatalf("accepted event %q", e)
+			}
+		}
+	})
 }
