@@ -27,11 +27,11 @@ func TestWrite(t *testing.T) {
 	sure := func(c Code, where string) Finding { return Finding{Code: c, Where: where, Confidence: Sure} }
 	unsure := func(c Code) Finding { return Finding{Code: c, Where: "x", Confidence: NotSure} }
 	tests := []struct {
-		name                         string
-		r                            Reading
-		score                        int // 0: null
-		flagged, show, futile        bool
-		findings                     int
+		name                  string
+		r                     Reading
+		score                 int // 0: null
+		flagged, show, futile bool
+		findings              int
 	}{
 		{"clean", Reading{}, 100, false, false, false, 0},
 		{"only a not-sure finding weighs 0", Reading{Findings: []Finding{unsure(GarmentDrift)}}, 100, false, false, false, 1},
