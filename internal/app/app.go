@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"studio/internal/account"
+	"studio/internal/ai"
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/blob"
@@ -26,6 +27,7 @@ import (
 	"studio/internal/httpguard"
 	"studio/internal/imagemem"
 	"studio/internal/job"
+	"studio/internal/judge"
 	"studio/internal/ledger"
 	"studio/internal/look"
 	"studio/internal/mail"
@@ -53,6 +55,7 @@ type App struct {
 	Events *events.Broker  // publish committed changes here, after commit
 	Relay  *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
 	Jobs   *job.Service
+	Judge  *judge.Service   // verdicts, redraws, takes, standing notes, opinions; JudgeNext is the judging step
 	Pool   *worker.Pool     // the workers; they run only when RunWorkers is called
 	Packs  *pack.Service    // batch downloads; its builder runs beside the workers
 	Shares *share.Service   // share links and reviewer marks
@@ -139,11 +142,20 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	announce := job.Announcer{Pub: pub, Log: log}
 	jobs := job.NewService(db, assets, eng, prices, announce, now)
 	packs := pack.NewService(db, blobs, notify.Announcer{Pub: pub, Log: log}, pack.Options{Decoding: decoding, Now: now, Log: log})
-	shares := share.NewService(db, share.Options{Blobs: blobs, Mailer: sender, Notifier: notify.Announcer{Pub: pub, Log: log},
+	notices := notify.Announcer{Pub: pub, Log: log}
+	shares := share.NewService(db, share.Options{Blobs: blobs, Mailer: sender, Notifier: notices,
 		Limiter: limits, Decoding: decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	hooks := webhook.NewService(db, webhook.Options{Guard: opts.WebhookGuard, Now: now, Log: log})
+	var vision judge.Looker // nil: the local pixel judge alone
+	if v := judge.NewVision(ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})); v != nil {
+		vision = v
+	}
+	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Now: now, Log: log})
+	// What a provider is told beside the tool's own instructions, in rank
+	// order (job.Rank*): standing notes in force, then the frame's own words.
+	director := job.Sources{judges.NotesSource(), job.FrameWords}
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
-		Decoding: decoding, Now: now})
+		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
@@ -163,10 +175,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Notes:    notify.NewService(db, now),
 		Shares:   shares,
 		Hooks:    hooks,
+		Judge:    judges,
 		Wake:     pool.Wake,
 		Ping:     db.Ping,
 	}, log)
-	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Pool: pool, Packs: packs,
+	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Engine: eng, Limits: limits, Log: log}, nil
 }
 

@@ -26,12 +26,28 @@ type Input struct {
 
 // Request is one develop: a tool, its inputs by role (DECISIONS §5; "garment"
 // may repeat for tryon), string options, the tier and an optional shape.
+// Prompt is the direction the house gave (brand clause, standing notes, the
+// frame's own prompt, direction and correction, composed by job.Director),
+// which an engine passes to models that take a prompt; References ride with
+// it. The local engine reads neither: it cannot follow words.
 type Request struct {
-	Tool   string
-	Inputs []Input
-	Params map[string]string
-	Tier   ledger.Tier
-	Shape  *Shape // nil keeps the input's own aspect
+	Tool       string
+	Inputs     []Input
+	Params     map[string]string
+	Tier       ledger.Tier
+	Shape      *Shape // nil keeps the input's own aspect
+	Prompt     string
+	References []Reference
+}
+
+// Reference is a picture or text that rides with a develop (a logo
+// rendition and its material, a cast model's sheet): its role, a label,
+// its text and its bytes (nil for a text-only reference).
+type Reference struct {
+	Role  string
+	Label string
+	Text  string
+	Data  []byte
 }
 
 // Input returns the data of the first input in role, if any.

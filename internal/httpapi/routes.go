@@ -18,6 +18,7 @@ func (s *Server) table() []Route {
 		s.foldersRoutes(),       // SPEC §4.19: collections
 		s.billingRoutes(),       // SPEC §4.19, §4.17: balance, catalog, admin grant
 		s.jobsRoutes(),          // SPEC §4.5: develops and runs
+		s.judgeRoutes(),         // SPEC §4.7: verdicts, redraws, takes, standing notes
 		s.looksRoutes(),         // SPEC §4.6, §4.19: lookbook, factory, presets, backgrounds, templates
 		s.posturesRoutes(),      // SPEC §4.15: postures
 		s.shareRoutes(),         // SPEC §4.11: share links, reviewer marks, coverage

@@ -17,6 +17,7 @@ import (
 	"studio/internal/errs"
 	"studio/internal/events"
 	"studio/internal/job"
+	"studio/internal/judge"
 	"studio/internal/ledger"
 	"studio/internal/look"
 	"studio/internal/notify"
@@ -48,6 +49,7 @@ type Services struct {
 	Notes    *notify.Service             // the notifications list and its read marks
 	Shares   *share.Service              // share links, reviewer marks, coverage
 	Hooks    *webhook.Service            // outbound webhook endpoints, their deliveries and test messages
+	Judge    *judge.Service              // verdicts and answers, redraws, takes, standing notes, opinions
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

@@ -50,7 +50,7 @@ type walkArea struct {
 // areas lists every area's walk declarations, in the order of routes.go.
 var areas = []walkArea{
 	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
-	notificationsWalk, foldersWalk, billingWalk, jobsWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk,
+	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk,
 }
 
 // The merged walk, by route pattern.

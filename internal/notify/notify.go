@@ -50,6 +50,11 @@ const (
 	KindPackReady     = "pack.ready"     // a queued pack is built
 	KindShareMarked   = "share.marked"   // the first mark on a share link, once a link
 	KindShareFinished = "share.finished" // a reviewer finished a share link
+	// KindDevelopOpinion is raised once when a run settles and the judge
+	// flagged some of its frames (or could not read them): subjectType run,
+	// subjectId the run's id, payload {runId, title, jobIds, flaggedJobIds};
+	// GET /api/notifications/{id}/opinion answers the facts behind it.
+	KindDevelopOpinion = "develop.opinion"
 )
 
 // Notification is one notice to a house or a seat, as the wire shows it.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"studio/internal/asset"
@@ -344,6 +345,11 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 		}
 		if err := db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Posted); err != nil {
 			return err
+		}
+		if strings.HasPrefix(f.Mime, "image/") { // a frame, not a video: the judge reads it next
+			if err := enqueueJudging(ctx, tx, j.HouseID, j.ID, db.nowMs()); err != nil {
+				return err
+			}
 		}
 		out = done
 		return db.enqueueWebhooksTx(ctx, tx, j.HouseID, webhook.DevelopDone, done)

@@ -41,6 +41,15 @@ type Store interface {
 	// Rescue requeues running jobs whose lease ended before now, or fails
 	// those that already had maxAttempts tries.
 	Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error)
+	// RecordDirection records on the job what its provider is told: the
+	// composed prompt and the references (operators only).
+	RecordDirection(ctx context.Context, j job.Job, d job.Direction) error
+}
+
+// Judge writes the verdicts of settled frames (judge.Service): JudgeNext
+// judges one due frame and reports false when none was due.
+type Judge interface {
+	JudgeNext(ctx context.Context, worker string) (bool, error)
 }
 
 // Options tune a worker pool.
@@ -55,6 +64,12 @@ type Options struct {
 	// when nil).
 	Decoding *imagemem.Budget
 	Now      func() time.Time
+	// Director composes each develop's direction (prompt and references)
+	// right before the engine is called; nil tells the engine nothing.
+	Director job.Director
+	// Judge, when set, runs beside the renders: a settled frame is judged
+	// after it settled, never before.
+	Judge Judge
 }
 
 // Pool is a set of workers in one process.
@@ -67,6 +82,7 @@ type Pool struct {
 	opts   Options
 	id     string
 	wake   chan struct{}
+	judged chan struct{} // a frame settled: the judge has work
 }
 
 // New returns a pool. Call Run to start it.
@@ -93,7 +109,7 @@ func New(store Store, blobs blob.Store, eng engine.Engine, notify job.Notifier, 
 		opts.Decoding = imagemem.New(0)
 	}
 	return &Pool{store: store, blobs: blobs, engine: eng, notify: notify, log: log, opts: opts,
-		id: "w-" + uuid.NewString()[:8], wake: make(chan struct{}, 1)}
+		id: "w-" + uuid.NewString()[:8], wake: make(chan struct{}, 1), judged: make(chan struct{}, 1)}
 }
 
 // Wake tells an idle worker that work may be waiting (after a submit, or a
@@ -117,6 +133,9 @@ func (p *Pool) Run(ctx context.Context) error {
 		wg.Go(func() { p.loop(ctx, renderCtx, p.id+"-"+strconv.Itoa(i)) })
 	}
 	wg.Go(func() { p.rescueLoop(ctx) })
+	if p.opts.Judge != nil {
+		wg.Go(func() { p.judgeLoop(ctx, renderCtx, p.id+"-judge") })
+	}
 	<-ctx.Done()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -143,6 +162,32 @@ func (p *Pool) loop(ctx, renderCtx context.Context, name string) {
 			worked, err := p.One(renderCtx, name)
 			if err != nil {
 				p.log.Error("worker", "worker", name, "err", err)
+				break
+			}
+			if !worked {
+				break
+			}
+		}
+		idle.Reset(p.opts.Poll)
+	}
+}
+
+// judgeLoop writes verdicts of settled frames, woken by each settle and
+// polling for frames whose retry came due.
+func (p *Pool) judgeLoop(ctx, judgeCtx context.Context, name string) {
+	idle := time.NewTimer(0)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-idle.C:
+		case <-p.judged:
+		}
+		for ctx.Err() == nil {
+			worked, err := p.opts.Judge.JudgeNext(judgeCtx, name)
+			if err != nil {
+				p.log.Error("judge", "worker", name, "err", err)
 				break
 			}
 			if !worked {
@@ -244,6 +289,10 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 		return err
 	}
 	p.notify.JobChanged(ctx, done)
+	select {
+	case p.judged <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
@@ -263,6 +312,9 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 	if w, h := shape(j.Params); w > 0 && h > 0 {
 		req.Shape = &engine.Shape{Width: w, Height: h}
 	}
+	if err := p.direct(ctx, j, &req); err != nil {
+		return engine.Result{}, err
+	}
 	release, err := p.opts.Decoding.Acquire(ctx, engine.MemoryCost(req))
 	if errors.Is(err, imagemem.ErrOverBudget) {
 		return engine.Result{}, engine.InputError(j.Tool, "The inputs need more memory to decode than this server allows.", err)
@@ -272,6 +324,36 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 	}
 	defer release()
 	return p.engine.Run(ctx, req)
+}
+
+// direct composes the job's direction, records it on the job before the
+// engine hears it, and hands it to the engine with the references' bytes.
+func (p *Pool) direct(ctx context.Context, j job.Job, req *engine.Request) error {
+	if p.opts.Director == nil {
+		return nil
+	}
+	d, err := p.opts.Director.Direct(ctx, j)
+	if err != nil {
+		return fmt.Errorf("direct job %s: %w", j.ID, err)
+	}
+	if err := p.store.RecordDirection(ctx, j, d); err != nil {
+		return fmt.Errorf("record the direction of job %s: %w", j.ID, err)
+	}
+	req.Prompt = d.Prompt
+	for _, ref := range d.Refs {
+		r := engine.Reference{Role: ref.Role, Label: ref.Label, Text: ref.Text}
+		if ref.AssetID != "" {
+			keys, err := p.store.InputKeys(ctx, j.HouseID, []job.Input{{Role: ref.Role, AssetID: ref.AssetID}})
+			if err != nil {
+				return engine.InputError(j.Tool, "a reference riding with the frame could not be found", err)
+			}
+			if r.Data, err = p.read(ctx, keys[0]); err != nil {
+				return engine.InputError(j.Tool, "a reference riding with the frame could not be read", err)
+			}
+		}
+		req.References = append(req.References, r)
+	}
+	return nil
 }
 
 func (p *Pool) read(ctx context.Context, key string) ([]byte, error) {

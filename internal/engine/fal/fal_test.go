@@ -388,6 +388,18 @@ func TestToolInputs(t *testing.T) {
 					t.Errorf("prompt %q", in["prompt"])
 				}
 			}},
+		{"iron with the house's direction", engine.Request{Tool: "iron", Prompt: "Keep the collar crisp.\nNo logo on the pocket.", Inputs: []engine.Input{in("image", img)}},
+			"fal-ai/flux-pro/kontext", []string{"image_url", "prompt"}, func(t *testing.T, in map[string]any) {
+				if p := in["prompt"].(string); !strings.HasSuffix(p, " Keep the collar crisp. No logo on the pocket.") || !strings.HasPrefix(p, "Remove the wrinkles") {
+					t.Errorf("prompt %q; want the tool's instruction, then the direction", p)
+				}
+			}},
+		{"generate-character follows the composed direction", engine.Request{Tool: "generate-character", Prompt: "a tall model\nshort grey hair",
+			Params: map[string]string{"prompt": "a tall model"}}, "fal-ai/flux/dev", []string{"prompt"}, func(t *testing.T, in map[string]any) {
+			if in["prompt"] != "a tall model short grey hair" {
+				t.Errorf("prompt %q", in["prompt"])
+			}
+		}},
 		{"color-change with mask", engine.Request{Tool: "color-change", Params: map[string]string{"color": "#1f3a5f"}, Inputs: []engine.Input{in("image", img), in("mask", mask)}},
 			"fal-ai/flux-pro/v1/fill", []string{"image_url", "mask_url", "prompt"}, nil},
 		{"fit-adjust", engine.Request{Tool: "fit-adjust", Params: map[string]string{"fit": "oversized"}, Inputs: []engine.Input{in("image", img)}},

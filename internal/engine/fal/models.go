@@ -112,7 +112,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["garment_image"] = one("garment")
 		in["category"] = "auto"
 	case "generate-character":
-		prompt := r.Param("prompt")
+		prompt := direction(r)
 		if img := one("image"); img != "" {
 			model = e.models["generate-character+image"]
 			in["image_url"] = img
@@ -127,17 +127,28 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["prompt"] = prompt
 	case "lookbook-video":
 		in["image_url"] = one("image")
-		in["prompt"] = cmpOr(r.Param("prompt"), "The model walks gently towards the camera and turns, the garment moving naturally; steady camera.")
+		in["prompt"] = cmpOr(direction(r), "The model walks gently towards the camera and turns, the garment moving naturally; steady camera.")
 		in["duration"] = "5"
 	default:
 		return call{}, engine.ErrUnsupported
 	}
-	if s := r.Param("prompt"); s != "" && r.Tool != "generate-character" && r.Tool != "lookbook-video" {
+	if s := direction(r); s != "" && r.Tool != "generate-character" && r.Tool != "lookbook-video" {
 		if p, ok := in["prompt"].(string); ok {
 			in["prompt"] = p + " " + s
 		}
 	}
 	return call{model: model, input: in}, nil
+}
+
+// direction is the house's words for a model that takes a prompt: the
+// composed Prompt (brand clause, standing notes, the frame's prompt,
+// direction and correction), one clause a sentence; a request built
+// without a director falls back to params.prompt.
+func direction(r engine.Request) string {
+	if p := strings.TrimSpace(r.Prompt); p != "" {
+		return strings.Join(strings.Fields(p), " ")
+	}
+	return r.Param("prompt")
 }
 
 // upscaleFactor is the whole scale (2 or 4, the model's choices) that takes

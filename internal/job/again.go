@@ -1,0 +1,92 @@
+package job
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/ts"
+)
+
+// Again prepares a job that develops src again with params (the caller's
+// change of the source's params): the same tool, tier and inputs, at the
+// source frame's own cost, with retryOfJobId set to src. It refuses a
+// frame whose tool the engines no longer perform (UNKNOWN_TOOL, 422) or
+// whose inputs are gone (NO_INPUTS). Nothing is written: redraws Enqueue
+// the job, takes write several at once.
+func (s *Service) Again(ctx context.Context, p auth.Principal, src Job, params map[string]string, key string) (Job, error) {
+	if !s.engines.Can(src.Tool) {
+		return Job{}, ErrUnknownToolRun
+	}
+	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
+		return Job{}, ErrNoInputs
+	}
+	ids := make([]string, len(src.Inputs))
+	digests := make([]string, 0, len(src.Inputs)+1)
+	for i, in := range src.Inputs {
+		ids[i] = in.AssetID
+		digests = append(digests, in.Role+":asset:"+in.AssetID)
+	}
+	if len(ids) > 0 {
+		switch ok, err := s.assets.AllLive(ctx, p.HouseID, ids); {
+		case err != nil:
+			return Job{}, err
+		case !ok:
+			return Job{}, ErrNoInputs
+		}
+	}
+	digests = append(digests, "again:"+src.ID)
+	return Job{
+		ID: uuid.Must(uuid.NewV7()).String(), Tool: src.Tool, Status: Queued, BrandID: src.BrandID,
+		CreatedAt: ts.Of(s.now()), HouseID: p.HouseID, UserID: p.UserID, Tier: src.Tier,
+		Params: params, Inputs: src.Inputs, RetryOfJobID: src.ID, IdempotencyKey: key,
+		Fingerprint: Fingerprint(src.Tool, src.Tier, digests, params), Cost: src.Cost,
+	}, nil
+}
+
+// Enqueue writes a prepared job with its hold: the same idempotency key
+// with the same request replays the first job with no second hold, with
+// another request it is IDEMPOTENCY_KEY_REUSED.
+func (s *Service) Enqueue(ctx context.Context, p auth.Principal, j Job) (Receipt, error) {
+	if !p.CanSpend() {
+		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	}
+	if rec, found, err := s.replay(ctx, p, j.IdempotencyKey, j.Fingerprint); found || err != nil {
+		return rec, err
+	}
+	return s.enqueue(ctx, j)
+}
+
+// Announce tells the listeners that jobs written by another service's
+// store method (takes) were queued.
+func (s *Service) Announce(ctx context.Context, jobs ...Job) {
+	for _, j := range jobs {
+		s.notify.JobChanged(ctx, j)
+	}
+}
+
+// RunOf is the id of the develop run src belongs to, as params.runId
+// carries it (without its "run." prefix): the run a job made from src
+// joins. A look frame's run follows from its params and needs none ("").
+func (s *Service) RunOf(ctx context.Context, house string, src Job) (string, error) {
+	if id := src.Params["runId"]; id != "" {
+		return id, nil
+	}
+	if key, _, _, _ := runKey(src); key != "" {
+		return "", nil
+	}
+	runs, err := s.runs(ctx, house)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range runs {
+		for _, id := range r.JobIDs {
+			if id == src.ID {
+				return r.ID[len("run."):], nil
+			}
+		}
+	}
+	return src.ID, nil // aged out of the window: a run of its own
+}

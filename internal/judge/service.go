@@ -1,0 +1,327 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/auth"
+	"studio/internal/blob"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/notify"
+)
+
+// Task is a frame waiting for its verdict.
+type Task struct {
+	HouseID  string
+	JobID    string
+	Attempts int // claims so far, this one included
+}
+
+// Store is what the judge needs from persistence.
+type Store interface {
+	// Verdict returns the verdict of the house's job, with its answer.
+	Verdict(ctx context.Context, house, jobID string) (Verdict, error)
+	// Verdicts returns the verdicts of those of ids that have one, in the
+	// order of ids.
+	Verdicts(ctx context.Context, house string, ids []string) ([]Verdict, error)
+	// AnswerVerdict upserts the frame's feedback row (agrees, rating, note
+	// only); NOT_FOUND when the job has no verdict.
+	AnswerVerdict(ctx context.Context, house, user, jobID string, a Label, at time.Time) error
+
+	// ClaimJudging leases the oldest due frame waiting for a verdict.
+	ClaimJudging(ctx context.Context, worker string, now, leaseUntil time.Time) (Task, bool, error)
+	// WriteVerdict writes the verdict and ends the frame's task, in one
+	// transaction; written is false when the job had its verdict already
+	// (one verdict per job, ever).
+	WriteVerdict(ctx context.Context, v Verdict) (written bool, err error)
+	// DeferJudging hands a task back to wait until notBefore.
+	DeferJudging(ctx context.Context, t Task, worker string, notBefore time.Time, reason string) error
+
+	Job(ctx context.Context, house, id string) (job.Job, error)
+	Jobs(ctx context.Context, house string, ids []string) ([]job.Job, error)
+	JobsCreatedSince(ctx context.Context, house string, after time.Time) ([]job.Job, error)
+	// FrameKey is the blob key of an asset of the house, deleted or not.
+	FrameKey(ctx context.Context, house, assetID string) (string, error)
+	InputKeys(ctx context.Context, house string, inputs []job.Input) ([]string, error)
+
+	NoteStore
+	TakeStore
+	OpinionStore
+}
+
+// Looker is a judge that reads a frame in depth: the vision judge.
+type Looker interface {
+	Look(ctx context.Context, f Frame, local Reading) (Reading, error)
+	Name() string
+}
+
+// Options tune the service.
+type Options struct {
+	Threshold int           // flagged below this score (default 70)
+	Lease     time.Duration // how long a judging claim lasts (default 5 min)
+	// VisionAttempts is how many claims a frame gets while the vision
+	// judge fails (not counting answers outside the schema, which fall
+	// back at once) before the local verdict stands (default 3).
+	VisionAttempts int
+	Now            func() time.Time
+	Log            *slog.Logger
+}
+
+// Service runs the judge's use cases: reading and answering verdicts,
+// redraws, takes, standing notes, opinions, and the judging step.
+type Service struct {
+	store   Store
+	jobs    *job.Service
+	blobs   blob.Store
+	vision  Looker // nil: the local judge alone
+	prices  ledger.Prices
+	notify  job.Notifier
+	notices Notices
+	opts    Options
+}
+
+// Notices pushes a committed notification to the house's listeners.
+type Notices interface {
+	Notify(ctx context.Context, n notify.Notification)
+}
+
+// NewService returns the judge. vision may be nil.
+func NewService(store Store, jobs *job.Service, blobs blob.Store, vision Looker, prices ledger.Prices, jobNotify job.Notifier, notices Notices, opts Options) *Service {
+	if opts.Threshold <= 0 {
+		opts.Threshold = DefaultThreshold
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 5 * time.Minute
+	}
+	if opts.VisionAttempts <= 0 {
+		opts.VisionAttempts = 3
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if vision != nil && isNil(vision) {
+		vision = nil
+	}
+	return &Service{store: store, jobs: jobs, blobs: blobs, vision: vision, prices: prices, notify: jobNotify, notices: notices, opts: opts}
+}
+
+func isNil(l Looker) bool {
+	v, ok := l.(*Vision)
+	return ok && v == nil
+}
+
+func (s *Service) now() time.Time { return s.opts.Now() }
+
+// MaxBatch is the most job ids one verdicts read takes; extras are ignored.
+const MaxBatch = 50
+
+// Codes of the verdict routes.
+var (
+	ErrJobIDsRequired    = errs.New(errs.KindInvalid, "JOB_IDS_REQUIRED", "Name at least one job id.")
+	ErrJobIDRequired     = errs.New(errs.KindInvalid, "JOB_ID_REQUIRED", "Name the frame to redraw.")
+	ErrAgreesRequired    = errs.New(errs.KindInvalid, "AGREES_REQUIRED", "agrees is required: true or false.")
+	ErrRatingOutOfRange  = errs.New(errs.KindInvalid, "RATING_OUT_OF_RANGE", "rating is a whole number from 1 to 5, or null.")
+	ErrNotDeveloped      = errs.New(errs.KindConflict, "NOT_DEVELOPED", "The frame is not developed yet.")
+	ErrRedrawRefused     = errs.New(errs.KindConflict, "REDRAW_REFUSED", "A redraw cannot mend this frame, so none is charged.")
+	errNoteTooLong       = errs.Msg(errs.BadBody, "note is at most 2000 characters.")
+	errViewerMayNotSpend = errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	errViewerMayNotEdit  = errs.Msg(errs.Forbidden, "A viewer may not answer verdicts or set standing notes.")
+)
+
+// Verdict returns one verdict of the caller's house.
+func (s *Service) Verdict(ctx context.Context, p auth.Principal, jobID string) (Verdict, error) {
+	return s.store.Verdict(ctx, p.HouseID, jobID)
+}
+
+// Verdicts returns the verdicts of up to MaxBatch job ids (extras are
+// ignored, repeats counted once); frames without a verdict, foreign ones
+// included, are absent.
+func (s *Service) Verdicts(ctx context.Context, p auth.Principal, ids []string) ([]Verdict, error) {
+	var clean []string
+	for _, id := range ids {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
+			clean = append(clean, id)
+		}
+	}
+	if len(clean) == 0 {
+		return nil, ErrJobIDsRequired
+	}
+	clean = clean[:min(len(clean), MaxBatch)]
+	return s.store.Verdicts(ctx, p.HouseID, validIDs(clean))
+}
+
+// validIDs keeps the well-formed ids: any other can name no row.
+func validIDs(ids []string) []string {
+	out := []string{}
+	for _, id := range ids {
+		if _, err := uuid.Parse(id); err == nil && len(id) == 36 {
+			out = append(out, strings.ToLower(id))
+		}
+	}
+	return out
+}
+
+// Label is a house's answer to a verdict, as the label route takes and
+// answers it.
+type Label struct {
+	JobID  string  `json:"jobId"`
+	Agrees bool    `json:"agrees"`
+	Rating *int    `json:"rating" minimum:"1" maximum:"5"`
+	Note   *string `json:"note"`
+}
+
+// LabelRequest is the body of POST .../verdicts/{jobId}/label.
+type LabelRequest struct {
+	Agrees *bool   `json:"agrees" required:"true"`
+	Rating *int    `json:"rating,omitempty" minimum:"1" maximum:"5" description:"1 to 5 or null; refused outside, never clamped."`
+	Note   *string `json:"note,omitempty" description:"Trimmed; empty is stored as null."`
+}
+
+// MaxAnswerNote is the longest note an answer keeps, in characters.
+const MaxAnswerNote = 2000
+
+// Answer records the house's answer to a verdict: the last answer wins.
+func (s *Service) Answer(ctx context.Context, p auth.Principal, jobID string, in LabelRequest) (Label, error) {
+	if !p.CanEdit() {
+		return Label{}, errViewerMayNotEdit
+	}
+	if in.Agrees == nil {
+		return Label{}, ErrAgreesRequired
+	}
+	if in.Rating != nil && (*in.Rating < 1 || *in.Rating > 5) {
+		return Label{}, ErrRatingOutOfRange
+	}
+	l := Label{JobID: jobID, Agrees: *in.Agrees, Rating: in.Rating}
+	if in.Note != nil {
+		if n := strings.TrimSpace(*in.Note); n != "" {
+			if len([]rune(n)) > MaxAnswerNote {
+				return Label{}, errNoteTooLong
+			}
+			l.Note = &n
+		}
+	}
+	if err := s.store.AnswerVerdict(ctx, p.HouseID, p.UserID, jobID, l, s.now()); err != nil {
+		return Label{}, err
+	}
+	return l, nil
+}
+
+// JudgeNext claims one frame waiting for its verdict and judges it; it
+// reports false when none was due. A frame that cannot be read now (its
+// bytes missing, the vision judge down) waits and is tried again; one that
+// cannot be decoded is unreadable at once.
+func (s *Service) JudgeNext(ctx context.Context, worker string) (bool, error) {
+	now := s.now()
+	t, ok, err := s.store.ClaimJudging(ctx, worker, now, now.Add(s.opts.Lease))
+	if err != nil || !ok {
+		return false, err
+	}
+	v, err := s.judge(ctx, t)
+	if err != nil {
+		wait := backoff(t.Attempts)
+		s.opts.Log.Warn("judging deferred", "job", t.JobID, "house", t.HouseID, "attempt", t.Attempts, "wait", wait, "err", err)
+		return true, s.store.DeferJudging(ctx, t, worker, s.now().Add(wait), err.Error())
+	}
+	written, err := s.store.WriteVerdict(ctx, v)
+	if err != nil {
+		return true, err
+	}
+	if written {
+		s.consider(ctx, t.HouseID, t.JobID)
+	}
+	return true, nil
+}
+
+// backoff is how long a frame waits after a failed attempt: 30 s, 2 min,
+// 8 min, ... at most 6 hours.
+func backoff(attempts int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < attempts && d < 6*time.Hour; i++ {
+		d *= 4
+	}
+	return min(d, 6*time.Hour)
+}
+
+// judge reads a frame and writes its verdict. The local judge always
+// looks; the vision judge, when configured, looks after it and its
+// findings join the local ones. An answer outside the schema (asked again
+// once by the client) or a provider out of credit leaves the local
+// verdict standing at once; other failures are tried again, and after
+// VisionAttempts claims the local verdict stands.
+func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
+	j, err := s.store.Job(ctx, t.HouseID, t.JobID)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("job: %w", err)
+	}
+	if j.ResultAssetID == "" {
+		return Verdict{}, errors.New("the job has no frame")
+	}
+	key, err := s.store.FrameKey(ctx, t.HouseID, j.ResultAssetID)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("frame: %w", err)
+	}
+	data, err := s.read(ctx, key)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("frame bytes: %w", err)
+	}
+	f := Frame{Tool: j.Tool, Tier: j.Tier, Params: j.Params, Data: data, Source: s.source(ctx, j)}
+	local := Local{}.Look(ctx, f)
+	r := local
+	if s.vision != nil && !local.Unreadable {
+		seen, err := s.vision.Look(ctx, f, local)
+		switch {
+		case err == nil:
+			r = seen
+		case errors.Is(err, errOutsideSchema), errors.Is(err, errNoCredit):
+			r.Note = local.Note + "; " + s.vision.Name() + " judge: " + err.Error() + ", so the local verdict stands"
+		case t.Attempts < s.opts.VisionAttempts:
+			return Verdict{}, fmt.Errorf("vision judge: %w", err)
+		default:
+			r.Note = local.Note + "; " + s.vision.Name() + " judge failed " + fmt.Sprint(t.Attempts) + " times, so the local verdict stands: " + err.Error()
+		}
+	}
+	return Write(t.HouseID, t.JobID, r, s.opts.Threshold, s.now()), nil
+}
+
+// source reads the frame's main input (image, else model), or nil.
+func (s *Service) source(ctx context.Context, j job.Job) []byte {
+	for _, role := range []string{"image", "model"} {
+		for _, in := range j.Inputs {
+			if in.Role != role {
+				continue
+			}
+			keys, err := s.store.InputKeys(ctx, j.HouseID, []job.Input{in})
+			if err != nil {
+				return nil
+			}
+			data, err := s.read(ctx, keys[0])
+			if err != nil {
+				return nil
+			}
+			return data
+		}
+	}
+	return nil
+}
+
+func (s *Service) read(ctx context.Context, key string) ([]byte, error) {
+	obj, err := s.blobs.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	return io.ReadAll(obj)
+}
