@@ -150,7 +150,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if v := judge.NewVision(ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})); v != nil {
 		vision = v
 	}
-	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Now: now, Log: log})
+	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Decoding: decoding, Now: now, Log: log})
 	// What a provider is told beside the tool's own instructions, in rank
 	// order (job.Rank*): standing notes in force, then the frame's own words.
 	director := job.Sources{judges.NotesSource(), job.FrameWords}

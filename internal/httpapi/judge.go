@@ -13,7 +13,7 @@ import (
 
 // VerdictsQuery is the query of GET /api/toolkit/judge/verdicts.
 type VerdictsQuery struct {
-	JobIDs string `query:"jobIds" required:"true" description:"Job ids, comma-separated; the first 50 are read, extras ignored."`
+	JobIDs string `query:"jobIds" required:"true" refuse:"JOB_IDS_REQUIRED" description:"Job ids, comma-separated; the first 50 are read, extras ignored."`
 }
 
 // VerdictsBody lists verdicts.
@@ -22,7 +22,7 @@ type VerdictsBody struct {
 }
 
 func (s *Server) listVerdicts(w http.ResponseWriter, r *http.Request) error {
-	ids := strings.Split(r.URL.Query().Get("jobIds"), ",")
+	ids := strings.Split(queryOf[VerdictsQuery](r).JobIDs, ",")
 	vs, err := s.svc.Judge.Verdicts(r.Context(), auth.From(r.Context()), ids)
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ func (s *Server) opinion(w http.ResponseWriter, r *http.Request) error {
 // judgeRoutes are the routes of the judge, takes and standing notes (SPEC §4.7).
 func (s *Server) judgeRoutes() []Route {
 	rerun := []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, judge.ErrNotDeveloped, job.ErrKeyReused,
-		job.ErrUnknownToolRun, job.ErrNoInputs}
+		job.ErrKeyTooLong, job.ErrUnknownToolRun, job.ErrNoInputs}
 	return []Route{
 		{Method: "POST", Path: "/api/toolkit/judge/redraw", Class: KeyOrSession, Tag: "judge", Summary: "Develop a judged frame again with a correction built from its findings",
 			In: judge.RedrawRequest{}, Out: []Out{{Status: 202, Body: judge.Redrawn{}}},
@@ -158,7 +158,7 @@ func (s *Server) judgeRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/judge/verdicts/{jobId}/label", Class: KeyOrSession, Tag: "judge", Summary: "Answer a verdict: agree or not, a rating, a note; the last answer wins",
 			In: judge.LabelRequest{}, Out: []Out{{Status: 200, Body: judge.Label{}}},
 			Errors: []*errs.Error{judge.ErrAgreesRequired, judge.ErrRatingOutOfRange, errs.Forbidden, errs.NotFound}, Handler: s.labelVerdict},
-		{Method: "POST", Path: "/api/toolkit/takes", Class: KeyOrSession, Tag: "judge", Summary: "Develop several frames again with a direction, all reserved or none",
+		{Method: "POST", Path: "/api/toolkit/takes", Class: KeyOrSession, Tag: "judge", Summary: "Develop several frames again with a direction, all reserved or none", Heavy: true,
 			In: judge.TakeRequest{}, Out: []Out{{Status: 202, Body: judge.Taken{}}, {Status: 200, Body: judge.Taken{}}},
 			Errors: append([]*errs.Error{judge.ErrJobIDsRequired, job.ErrSubmitFailed}, rerun...), Handler: s.take},
 		{Method: "GET", Path: "/api/toolkit/standing-notes", Class: KeyOrSession, Tag: "judge", Summary: "Standing notes, newest first, retired included",

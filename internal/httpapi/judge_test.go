@@ -95,7 +95,15 @@ func judgeAll(t testing.TB, a *apptest.App) {
 
 // sharpJPEG is a product on a light backdrop, large enough that an upscale
 // to 1k is a reduction: the judge finds it clean.
-func sharpJPEG(t testing.TB) []byte { return productJPEG(t, 1100, 1100) }
+func sharpJPEG(t testing.TB) []byte {
+	sharpOnce.Do(func() { sharpBytes = productJPEG(t, 1100, 1100) })
+	return sharpBytes
+}
+
+var (
+	sharpOnce  sync.Once
+	sharpBytes []byte
+)
 
 var judged = struct {
 	sync.Mutex
@@ -157,17 +165,32 @@ func opinionNote(t testing.TB, a *apptest.App, u *apptest.User) string {
 }
 
 // garmentPNG is a navy linen T-shirt on a plain backdrop, w px square:
-// the source the judge's thresholds were calibrated on.
+// the source the judge's thresholds were calibrated on. Made once per size.
 func garmentPNG(t testing.TB, w int) []byte {
 	t.Helper()
-	cov := segtest.Coverage(segtest.TShirt, 1000, 1000)
-	fill := segtest.Fill(color.NRGBA{R: 38, G: 52, B: 96, A: 255}, segtest.Linen(1000, 1000), 0.4, 1000, 1000)
-	var img image.Image = segtest.Composite(segtest.Plain(1000, 1000), fill, cov, 1000, 1000, 0.2, 7)
+	garments.Lock()
+	defer garments.Unlock()
+	if b, ok := garments.m[w]; ok {
+		return b
+	}
+	if garments.full == nil {
+		cov := segtest.Coverage(segtest.TShirt, 1000, 1000)
+		fill := segtest.Fill(color.NRGBA{R: 38, G: 52, B: 96, A: 255}, segtest.Linen(1000, 1000), 0.4, 1000, 1000)
+		garments.full = segtest.Composite(segtest.Plain(1000, 1000), fill, cov, 1000, 1000, 0.2, 7)
+	}
+	var img image.Image = garments.full
 	if w != 1000 {
 		img = imaging.Resize(img, w, w, imaging.Lanczos)
 	}
-	return pngBytes(t, img)
+	garments.m[w] = pngBytes(t, img)
+	return garments.m[w]
 }
+
+var garments = struct {
+	sync.Mutex
+	full *image.NRGBA
+	m    map[int][]byte
+}{m: map[int][]byte{}}
 
 type wireVerdict struct {
 	JobID         string

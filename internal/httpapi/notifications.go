@@ -65,7 +65,7 @@ func (s *Server) notificationsRoutes() []Route {
 			Errors: []*errs.Error{errBadNotifySince, notify.ErrBadCursor, errBadNotifyLimit}, Handler: s.listNotifications},
 		{Method: "POST", Path: "/api/notifications/read", Class: KeyOrSession, Tag: "notifications", Summary: "Mark notifications read; idempotent, nothing deleted",
 			In: notify.ReadRequest{}, Out: []Out{{Status: 200, Body: notify.Marked{}}}, Handler: s.readNotifications},
-		{Method: "GET", Path: "/api/notifications/{id}/opinion", Class: KeyOrSession, Tag: "notifications", Summary: "The facts behind a develop.opinion notification, from stored rows",
+		{Method: "GET", Path: "/api/notifications/{id}/opinion", Class: KeyOrSession, Tag: "notifications", Summary: "The facts behind a develop.opinion notification, from stored rows", Heavy: true,
 			Out: []Out{{Status: 200, Body: judge.Opinion{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.opinion},
 	}
 }

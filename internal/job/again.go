@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -67,26 +68,41 @@ func (s *Service) Announce(ctx context.Context, jobs ...Job) {
 	}
 }
 
-// RunOf is the id of the develop run src belongs to, as params.runId
-// carries it (without its "run." prefix): the run a job made from src
-// joins. A look frame's run follows from its params and needs none ("").
-func (s *Service) RunOf(ctx context.Context, house string, src Job) (string, error) {
-	if id := src.Params["runId"]; id != "" {
-		return id, nil
+// RunsOf gives, for each of srcs, the id of the develop run it belongs to
+// as params.runId carries it (without its "run." prefix): the run a job
+// made from it joins. A look frame's run follows from its params and needs
+// none (""); a frame aged out of the runs' window is a run of its own.
+func (s *Service) RunsOf(ctx context.Context, house string, srcs []Job) (map[string]string, error) {
+	out := map[string]string{}
+	var rest []Job
+	for _, src := range srcs {
+		if id := src.Params["runId"]; id != "" {
+			out[src.ID] = id
+		} else if key, _, _, _ := runKey(src); key != "" {
+			out[src.ID] = ""
+		} else {
+			rest = append(rest, src)
+		}
 	}
-	if key, _, _, _ := runKey(src); key != "" {
-		return "", nil
+	if len(rest) == 0 {
+		return out, nil
 	}
 	runs, err := s.runs(ctx, house)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	of := map[string]string{}
 	for _, r := range runs {
 		for _, id := range r.JobIDs {
-			if id == src.ID {
-				return r.ID[len("run."):], nil
-			}
+			of[id] = strings.TrimPrefix(r.ID, "run.")
 		}
 	}
-	return src.ID, nil // aged out of the window: a run of its own
+	for _, src := range rest {
+		if id, ok := of[src.ID]; ok {
+			out[src.ID] = id
+		} else {
+			out[src.ID] = src.ID
+		}
+	}
+	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,18 +17,6 @@ import (
 	"studio/internal/job"
 	"studio/internal/ts"
 )
-
-// MaxKey is the longest idempotency key, in characters (DECISIONS §10).
-const MaxKey = 200
-
-var errKeyTooLong = errs.Msg(errs.BadBody, "idempotencyKey is at most 200 characters.")
-
-func checkKey(key string) error {
-	if utf8.RuneCountInString(key) > MaxKey {
-		return errKeyTooLong
-	}
-	return nil
-}
 
 // RedrawRequest is the body of POST /api/toolkit/judge/redraw.
 type RedrawRequest struct {
@@ -75,7 +62,7 @@ func (s *Service) Redraw(ctx context.Context, p auth.Principal, in RedrawRequest
 	if in.JobID == "" {
 		return Redrawn{}, ErrJobIDRequired
 	}
-	if err := checkKey(in.IdempotencyKey); err != nil {
+	if err := job.CheckKey(in.IdempotencyKey); err != nil {
 		return Redrawn{}, err
 	}
 	if !p.CanSpend() {
@@ -232,7 +219,7 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 	if err != nil {
 		return Taken{}, err
 	}
-	if err := checkKey(in.IdempotencyKey); err != nil {
+	if err := job.CheckKey(in.IdempotencyKey); err != nil {
 		return Taken{}, err
 	}
 	if !p.CanSpend() {
@@ -252,9 +239,8 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 	}
 	rec := TakeRecord{ID: uuid.Must(uuid.NewV7()).String(), HouseID: p.HouseID, UserID: p.UserID,
 		IdempotencyKey: in.IdempotencyKey, Fingerprint: fp, CreatedAt: s.now()}
-	var jobs []job.Job
-	var dirs []Direction
-	for _, id := range ids {
+	srcs := make([]job.Job, len(ids))
+	for i, id := range ids {
 		src, err := s.store.Job(ctx, p.HouseID, id)
 		if err != nil {
 			return Taken{}, err
@@ -262,6 +248,15 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 		if src.Status != job.Done {
 			return Taken{}, errs.Msg(ErrNotDeveloped, "A frame of the take is "+string(src.Status)+", not developed.")
 		}
+		srcs[i] = src
+	}
+	runs, err := s.jobs.RunsOf(ctx, p.HouseID, srcs)
+	if err != nil {
+		return Taken{}, err
+	}
+	var jobs []job.Job
+	var dirs []Direction
+	for _, src := range srcs {
 		params := maps.Clone(src.Params)
 		if params == nil {
 			params = map[string]string{}
@@ -271,11 +266,7 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 		if said != "" {
 			params["direction"] = said
 		}
-		run, err := s.jobs.RunOf(ctx, p.HouseID, src)
-		if err != nil {
-			return Taken{}, err
-		}
-		if run != "" {
+		if run := runs[src.ID]; run != "" {
 			params["runId"] = run
 		}
 		j, err := s.jobs.Again(ctx, p, src, params, "")
@@ -285,6 +276,7 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 		jobs = append(jobs, j)
 		rec.Answer.Jobs = append(rec.Answer.Jobs, TakenJob{JobID: j.ID, SourceJobID: src.ID, Tokens: j.Cost})
 		if said != "" {
+			run := runs[src.ID]
 			shoot := "run." + run
 			if run == "" {
 				shoot = "look." + src.Params["lookId"] + "." + src.Params["stage"]

@@ -15,6 +15,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/imagemem"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/notify"
@@ -73,8 +74,12 @@ type Options struct {
 	// judge fails (not counting answers outside the schema, which fall
 	// back at once) before the local verdict stands (default 3).
 	VisionAttempts int
-	Now            func() time.Time
-	Log            *slog.Logger
+	// Decoding is the process's memory for decoded images: a frame and
+	// its source take what their pixels and the judge's planes need before
+	// they are decoded (1 GiB of its own when nil).
+	Decoding *imagemem.Budget
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Service runs the judge's use cases: reading and answering verdicts,
@@ -108,6 +113,9 @@ func NewService(store Store, jobs *job.Service, blobs blob.Store, vision Looker,
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Decoding == nil {
+		opts.Decoding = imagemem.New(0)
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -278,6 +286,15 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("frame bytes: %w", err)
 	}
 	f := Frame{Tool: j.Tool, Tier: j.Tier, Params: j.Params, Data: data, Source: s.source(ctx, j)}
+	release, err := s.opts.Decoding.Acquire(ctx, lookCost(f.Data)+lookCost(f.Source))
+	if errors.Is(err, imagemem.ErrOverBudget) {
+		return Write(t.HouseID, t.JobID, Reading{Judge: "local", Unreadable: true,
+			Note: "The frame needs more memory to decode than this server allows."}, s.opts.Threshold, s.now()), nil
+	}
+	if err != nil {
+		return Verdict{}, err
+	}
+	defer release()
 	local := Local{}.Look(ctx, f)
 	r := local
 	if s.vision != nil && !local.Unreadable {
@@ -294,6 +311,20 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 		}
 	}
 	return Write(t.HouseID, t.JobID, r, s.opts.Threshold, s.now()), nil
+}
+
+// lookCost is the memory judging an image takes: its decoded pixels and
+// the planes the local judge reads (luma and its pyramid), about 12 bytes a
+// pixel beside the pixels.
+func lookCost(data []byte) int64 {
+	if len(data) == 0 {
+		return 0
+	}
+	w, h, size, err := imagemem.Decoded(data)
+	if err != nil {
+		return 0 // it will not decode: Look finds it unreadable
+	}
+	return size + int64(w)*int64(h)*12
 }
 
 // source reads the frame's main input (image, else model), or nil.
