@@ -42,35 +42,38 @@ func (m *plane) down2() *plane {
 	return out
 }
 
-// at reads the plane with its edges clamped.
-func (m *plane) at(x, y int) float32 {
-	x = min(max(x, 0), m.w-1)
-	y = min(max(y, 0), m.h-1)
-	return m.p[y*m.w+x]
-}
-
 // residual is the mean squared difference between m and coarse (m halved)
 // brought back up bilinearly: the energy of the finest band of m, the detail
 // that a plane half the size cannot hold.
 func (m *plane) residual(coarse *plane) float64 {
-	var sum float64
 	w, h := coarse.w*2, coarse.h*2
-	for y := range h {
-		// The fine pixel y's centre sits at (y+0.5)/2 - 0.5 in coarse pixels.
-		cy := float32(y)/2 - 0.25
-		y0 := int(math.Floor(float64(cy)))
-		fy := cy - float32(y0)
-		var row float64
-		for x := range w {
-			cx := float32(x)/2 - 0.25
-			x0 := int(math.Floor(float64(cx)))
-			fx := cx - float32(x0)
-			top := coarse.at(x0, y0)*(1-fx) + coarse.at(x0+1, y0)*fx
-			bot := coarse.at(x0, y0+1)*(1-fx) + coarse.at(x0+1, y0+1)*fx
-			d := m.p[y*m.w+x] - (top*(1-fy) + bot*fy)
-			row += float64(d * d)
+	// The fine pixel i's centre sits at i/2 - 0.25 in coarse pixels: its
+	// two coarse neighbours and the weight of the second, per column and row.
+	taps := func(n, limit int) (lo, hi []int, f []float32) {
+		lo, hi, f = make([]int, n), make([]int, n), make([]float32, n)
+		for i := range n {
+			c := float64(i)/2 - 0.25
+			i0 := int(math.Floor(c))
+			f[i] = float32(c - float64(i0))
+			lo[i], hi[i] = min(max(i0, 0), limit-1), min(max(i0+1, 0), limit-1)
 		}
-		sum += row
+		return lo, hi, f
+	}
+	x0, x1, fx := taps(w, coarse.w)
+	y0, y1, fy := taps(h, coarse.h)
+	var sum float64
+	for y := range h {
+		top, bot := coarse.p[y0[y]*coarse.w:(y0[y]+1)*coarse.w], coarse.p[y1[y]*coarse.w:(y1[y]+1)*coarse.w]
+		row := m.p[y*m.w : y*m.w+w]
+		wy := fy[y]
+		var acc float64
+		for x := range row {
+			a := top[x0[x]] + (top[x1[x]]-top[x0[x]])*fx[x]
+			b := bot[x0[x]] + (bot[x1[x]]-bot[x0[x]])*fx[x]
+			d := row[x] - (a + (b-a)*wy)
+			acc += float64(d * d)
+		}
+		sum += acc
 	}
 	return sum / float64(w*h)
 }
