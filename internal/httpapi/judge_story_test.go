@@ -57,7 +57,7 @@ func TestJudgeStory(t *testing.T) {
 			t.Errorf("the answer on the verdict: %+v", v.Answer)
 		}
 
-		frames := []string{sharp, submitWith(t, a, k, "packshot", garmentPNG(t, 1000), "bg", "#f4f1ea"), submitWith(t, a, k, "packshot", garmentPNG(t, 1000), "shadow", "off")}
+		frames := []string{sharp, tiny, submitWith(t, a, k, "upscale", garmentPNG(t, 64))}
 		developAll(t, a)
 		var take wireTaken
 		for i := range 2 {
@@ -78,11 +78,11 @@ func TestJudgeStory(t *testing.T) {
 		res = a.Do(t, "POST", "/api/toolkit/standing-notes", k, map[string]any{"text": take.Offer.Text, "evidenceJobIds": ids})
 		var accepted struct{ Note wireStanding }
 		res.JSON(t, &accepted)
-		if res.Status != 201 || accepted.Note.ScopePhrase != "packshot develops" || len(accepted.Note.EvidenceJobIDs) != 6 {
+		if res.Status != 201 || accepted.Note.ScopePhrase != "packshot and upscale develops" || len(accepted.Note.EvidenceJobIDs) != 6 {
 			t.Fatalf("accepting the offer: %d %s", res.Status, res.Body)
 		}
 
-		next := submitWith(t, a, k, "packshot", garmentPNG(t, 1000))
+		next := submitWith(t, a, k, "upscale", garmentPNG(t, 64))
 		developAll(t, a)
 		d, ok, err := a.DB.JobDirection(context.Background(), ada.HouseID, next)
 		if err != nil || !ok || !strings.Contains(d.Prompt, "Show the label inside the collar.") {

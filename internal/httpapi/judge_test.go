@@ -110,24 +110,30 @@ var judged = struct {
 	m map[string]string
 }{m: map[string]string{}}
 
-// judgedFrame is a developed, judged frame of u's house (a clean 1k
-// upscale), made once per app and house.
+// judgedFrame is a developed frame of u's house with a clean verdict,
+// made once per house. It is written straight into the store, as the
+// worker and the judge would leave it: no pixels are rendered (the judge's
+// own path is tried by the story, the opinion and the vision tests).
 func judgedFrame(t testing.TB, a *apptest.App, u *apptest.User) string {
 	t.Helper()
-	key := fmt.Sprintf("%p/%s", a, u.HouseID)
+	key := u.HouseID // a UUIDv7: no two apps of the process share one
 	judged.Lock()
 	defer judged.Unlock()
 	if id, ok := judged.m[key]; ok {
 		return id
 	}
-	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", u.Session(), submitForm(t, "upscale", "image", sharpJPEG(t)))
-	if res.Status != http.StatusAccepted {
-		t.Fatalf("submit: %d %s", res.Status, res.Body)
-	}
-	id := res.Map(t)["jobId"].(string)
-	developAll(t, a)
+	id := developedFrame(t, a, u, "upscale", nil)
+	writeVerdict(t, a, u.HouseID, id, judge.Reading{Judge: "local"})
 	judged.m[key] = id
 	return id
+}
+
+// developedFrame writes a done job of tool on a small uploaded input of
+// u's house, with params, straight into the store.
+func developedFrame(t testing.TB, a *apptest.App, u *apptest.User, tool string, params map[string]string) string {
+	t.Helper()
+	in := upload(t, a, u.Session(), jpegOf(t, 96, 64))
+	return doneJob(t, a, u, tool, []job.Input{{Role: "image", AssetID: in.ID}}, params)
 }
 
 var noteSeq struct {
@@ -165,7 +171,8 @@ func opinionNote(t testing.TB, a *apptest.App, u *apptest.User) string {
 }
 
 // garmentPNG is a navy linen T-shirt on a plain backdrop, w px square:
-// the source the judge's thresholds were calibrated on. Made once per size.
+// the source the judge's thresholds were calibrated on (drawn at 1,000 px,
+// or at 256 px for a small one, then resized). Made once per size.
 func garmentPNG(t testing.TB, w int) []byte {
 	t.Helper()
 	garments.Lock()
@@ -173,13 +180,14 @@ func garmentPNG(t testing.TB, w int) []byte {
 	if b, ok := garments.m[w]; ok {
 		return b
 	}
-	if garments.full == nil {
-		cov := segtest.Coverage(segtest.TShirt, 1000, 1000)
-		fill := segtest.Fill(color.NRGBA{R: 38, G: 52, B: 96, A: 255}, segtest.Linen(1000, 1000), 0.4, 1000, 1000)
-		garments.full = segtest.Composite(segtest.Plain(1000, 1000), fill, cov, 1000, 1000, 0.2, 7)
+	base := 1000
+	if w <= 128 {
+		base = 256
 	}
-	var img image.Image = garments.full
-	if w != 1000 {
+	cov := segtest.Coverage(segtest.TShirt, base, base)
+	fill := segtest.Fill(color.NRGBA{R: 38, G: 52, B: 96, A: 255}, segtest.Linen(base, base), 0.4, base, base)
+	var img image.Image = segtest.Composite(segtest.Plain(base, base), fill, cov, base, base, 0.2, 7)
+	if w != base {
 		img = imaging.Resize(img, w, w, imaging.Lanczos)
 	}
 	garments.m[w] = pngBytes(t, img)
@@ -188,8 +196,7 @@ func garmentPNG(t testing.TB, w int) []byte {
 
 var garments = struct {
 	sync.Mutex
-	full *image.NRGBA
-	m    map[int][]byte
+	m map[int][]byte
 }{m: map[int][]byte{}}
 
 type wireVerdict struct {
@@ -238,14 +245,28 @@ func writeVerdict(t testing.TB, a *apptest.App, house, id string, r judge.Readin
 
 // doneJob writes a job straight into the store and marks it developed, with
 // no frame: for tools no engine performs and frames judged by hand.
-func doneJob(t testing.TB, a *apptest.App, u *apptest.User, tool string, inputs []job.Input) string {
+func doneJob(t testing.TB, a *apptest.App, u *apptest.User, tool string, inputs []job.Input, params ...map[string]string) string {
 	t.Helper()
+	p := map[string]string{}
+	if len(params) > 0 && params[0] != nil {
+		p = params[0]
+	}
+	if inputs == nil {
+		inputs = []job.Input{}
+	}
 	j := job.Job{ID: uuid.Must(uuid.NewV7()).String(), Tool: tool, Status: job.Queued, HouseID: u.HouseID, UserID: u.ID, Tier: ledger.Tier1K,
-		Params: map[string]string{}, Inputs: inputs, Fingerprint: "x", Cost: 2, CreatedAt: nowTS()}
+		Params: p, Inputs: inputs, Fingerprint: "x", Cost: 2, CreatedAt: nowTS()}
 	if _, _, err := a.DB.SubmitJob(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.DB.RawExec(context.Background(), `UPDATE jobs SET status = 'done' WHERE id = ?`, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	h, err := a.DB.JobHold(context.Background(), u.HouseID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DB.PostHold(context.Background(), u.HouseID, h.ID); err != nil { // settled, as a developed frame is
 		t.Fatal(err)
 	}
 	return j.ID

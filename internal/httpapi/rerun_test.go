@@ -17,26 +17,22 @@ func TestRedraw(t *testing.T) {
 		owner := a.SignUp(t, "owner")
 		k, viewer := a.Key(t, owner, "member"), a.Key(t, owner, "viewer")
 		clean := judgedFrame(t, a, owner)
-		tiny := submitWith(t, a, k, "packshot", garmentPNG(t, 64))
-		soft := submitWith(t, a, k, "upscale", sharpJPEG(t))
-		developAll(t, a)
-		if v, _ := verdictOf(t, a, k, tiny); !v.Flagged || !v.RetryFutile {
-			t.Fatalf("the tiny source's packshot: %+v; want flagged with a futile retry", v)
-		}
+		futile := developedFrame(t, a, owner, "packshot", nil)
+		writeVerdict(t, a, owner.HouseID, futile, judge.Reading{Judge: "local", Findings: []judge.Finding{
+			{Code: judge.SoftFocus, Where: "whole frame", Confidence: judge.Sure, FromInput: true}}})
 		// A frame judged soft, not from its input: its redraw carries the correction.
-		if _, err := a.DB.RawExec(context.Background(), `DELETE FROM verdicts WHERE job_id = ?`, soft); err != nil {
-			t.Fatal(err)
-		}
+		soft := developedFrame(t, a, owner, "upscale", map[string]string{"correction": "an old one", "direction": "Warmer."})
 		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "local", Findings: []judge.Finding{
 			{Code: judge.BackgroundBleed, Where: "left edge", Confidence: judge.NotSure}, {Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
 		unreadable := doneJob(t, a, owner, "upscale", nil)
 		writeVerdict(t, a, owner.HouseID, unreadable, judge.Reading{Unreadable: true})
 		ghost := doneJob(t, a, owner, "generate-character", nil)
 		writeVerdict(t, a, owner.HouseID, ghost, judge.Reading{})
-		gone := submitWith(t, a, k, "upscale", sharpJPEG(t))
-		developAll(t, a)
+		gone := developedFrame(t, a, owner, "upscale", nil)
+		writeVerdict(t, a, owner.HouseID, gone, judge.Reading{})
 		j, _ := a.DB.Job(context.Background(), owner.HouseID, gone)
 		a.Do(t, "POST", "/api/toolkit/assets/batch/delete", k, map[string]any{"assetIds": []string{j.Inputs[0].AssetID}})
+		unjudged := developedFrame(t, a, owner, "upscale", nil)
 		queued := submitJob(t, a, k, "upscale")
 
 		tests := []struct {
@@ -52,7 +48,8 @@ func TestRedraw(t *testing.T) {
 			{"viewer may not spend", viewer, map[string]any{"jobId": clean}, 403, "FORBIDDEN", ""},
 			{"unknown frame", k, map[string]any{"jobId": uuid.NewString()}, 404, "NOT_FOUND", ""},
 			{"a frame still queued", k, map[string]any{"jobId": queued}, 409, "NOT_DEVELOPED", ""},
-			{"a retry the input makes futile", k, map[string]any{"jobId": tiny}, 409, "REDRAW_REFUSED", "retryFutile"},
+			{"a frame not judged yet", k, map[string]any{"jobId": unjudged}, 409, "NOT_DEVELOPED", ""},
+			{"a retry the input makes futile", k, map[string]any{"jobId": futile}, 409, "REDRAW_REFUSED", "retryFutile"},
 			{"a frame the judge could not read", k, map[string]any{"jobId": unreadable}, 409, "REDRAW_REFUSED", "unreadable"},
 			{"a tool no engine performs", k, map[string]any{"jobId": ghost}, 422, "UNKNOWN_TOOL", ""},
 			{"inputs gone", k, map[string]any{"jobId": gone}, 422, "NO_INPUTS", ""},
@@ -89,13 +86,14 @@ func TestRedraw(t *testing.T) {
 			t.Errorf("the key for another frame: %d %s", res.Status, res.Body)
 		}
 		redrawn, _ := a.DB.Job(context.Background(), owner.HouseID, m["jobId"].(string))
-		if redrawn.Params["correction"] != want || redrawn.RetryOfJobID != soft || redrawn.Tier != src.Tier || redrawn.Tool != src.Tool {
+		if redrawn.Params["correction"] != want || redrawn.Params["direction"] != "Warmer." || redrawn.RetryOfJobID != soft || redrawn.Tier != src.Tier || redrawn.Tool != src.Tool {
 			t.Errorf("the redraw's job: %+v", redrawn)
 		}
+		a.Do(t, "POST", "/api/toolkit/jobs/"+queued+"/cancel", k, nil) // only the redraw is rendered
 		developAll(t, a)
 		d, ok, err := a.DB.JobDirection(context.Background(), owner.HouseID, redrawn.ID)
-		if err != nil || !ok || d.Prompt != want {
-			t.Errorf("the prompt recorded for the redraw's provider: %q %v %v; want the correction", d.Prompt, ok, err)
+		if err != nil || !ok || d.Prompt != "Warmer.\n"+want {
+			t.Errorf("the prompt recorded for the redraw's provider: %q %v %v; want the direction, then the correction", d.Prompt, ok, err)
 		}
 
 		// Spend the rest: a redraw then is refused with nothing held.

@@ -35,10 +35,9 @@ func TestTakes(t *testing.T) {
 		k, viewer := a.Key(t, owner, "member"), a.Key(t, owner, "viewer")
 		var frames []string
 		for range 3 {
-			frames = append(frames, submitWith(t, a, k, "upscale", sharpJPEG(t), "runId", "spring"))
+			frames = append(frames, developedFrame(t, a, owner, "upscale", map[string]string{"runId": "spring", "direction": "old", "correction": "old"}))
 		}
-		developAll(t, a)
-		foreign := judgedFrame(t, a, other)
+		foreign := developedFrame(t, a, other, "upscale", nil)
 
 		before := houseBalance(t, a, owner.HouseID)
 		res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "Keep the collar crisp.", "idempotencyKey": "take-1"})
@@ -134,8 +133,7 @@ func TestTakes(t *testing.T) {
 		}
 
 		t.Run("inputs gone", func(t *testing.T) {
-			gone := submitWith(t, a, k, "upscale", sharpJPEG(t))
-			developAll(t, a)
+			gone := developedFrame(t, a, owner, "upscale", nil)
 			j, _ := a.DB.Job(context.Background(), owner.HouseID, gone)
 			a.Do(t, "POST", "/api/toolkit/assets/batch/delete", k, map[string]any{"assetIds": []string{j.Inputs[0].AssetID}})
 			if res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": []string{frames[0], gone}}); res.Status != 422 || res.Code != "NO_INPUTS" {
@@ -148,11 +146,10 @@ func TestTakes(t *testing.T) {
 			pk := a.Key(t, poor, "member")
 			var set []string
 			for range 3 {
-				set = append(set, submitWith(t, a, pk, "upscale", sharpJPEG(t))) // 2 tokens each
+				set = append(set, developedFrame(t, a, poor, "upscale", nil)) // 2 tokens each
 			}
-			developAll(t, a)
 			for houseBalance(t, a, poor.HouseID).Balance >= 6 { // queued packshots hold the rest
-				submitWith(t, a, pk, "packshot", sharpJPEG(t), "quality", "4k")
+				submitWith(t, a, pk, "packshot", jpegOf(t, 96, 64), "quality", "4k")
 			}
 			before := houseBalance(t, a, poor.HouseID)
 			res := a.Do(t, "POST", "/api/toolkit/takes", pk, map[string]any{"jobIds": set})
@@ -229,7 +226,7 @@ func TestStandingNotes(t *testing.T) {
 		if len(global.ScopeTools) != 0 || global.ScopePhrase != "every develop" {
 			t.Errorf("global note: %+v", global)
 		}
-		frame := judgedFrame(t, a, owner)
+		frame := developedFrame(t, a, owner, "upscale", nil)
 		derived := note(k, map[string]any{"text": "Matte finish.", "scopeTools": []string{"packshot"}, "evidenceJobIds": []string{frame, frame}}, 201)
 		if !slices.Equal(derived.ScopeTools, []string{"upscale"}) || !slices.Equal(derived.EvidenceJobIDs, []string{frame}) {
 			t.Errorf("a note from evidence takes its frames' tools: %+v", derived)
@@ -244,7 +241,7 @@ func TestStandingNotes(t *testing.T) {
 			{"text required", k, map[string]any{"text": "   "}, 400, "TEXT_REQUIRED"},
 			{"text too long", k, map[string]any{"text": strings.Repeat("a", 501)}, 400, "BAD_BODY"},
 			{"a tool that does not exist", k, map[string]any{"text": "x", "scopeTools": []string{"levitate"}}, 400, "UNKNOWN_TOOL"},
-			{"foreign evidence", k, map[string]any{"text": "x", "evidenceJobIds": []string{judgedFrame(t, a, other)}}, 400, "BAD_EVIDENCE"},
+			{"foreign evidence", k, map[string]any{"text": "x", "evidenceJobIds": []string{developedFrame(t, a, other, "upscale", nil)}}, 400, "BAD_EVIDENCE"},
 			{"viewer may not set notes", viewer, map[string]any{"text": "x"}, 403, "FORBIDDEN"},
 		} {
 			if res := a.Do(t, "POST", "/api/toolkit/standing-notes", tc.cred, tc.body); res.Status != tc.status || res.Code != tc.code {
@@ -287,7 +284,7 @@ func TestStandingNotes(t *testing.T) {
 		}
 
 		// What rides with a develop: the notes in force whose scope covers its tool.
-		id := submitWith(t, a, k, "upscale", sharpJPEG(t), "prompt", "Studio light.")
+		id := submitWith(t, a, k, "upscale", jpegOf(t, 96, 64), "prompt", "Studio light.")
 		developAll(t, a)
 		d, _, _ := a.DB.JobDirection(context.Background(), owner.HouseID, id)
 		if d.Prompt != "No visible labels.\nMatte finish.\nStudio light." {
@@ -299,7 +296,7 @@ func TestStandingNotes(t *testing.T) {
 		if res := patch(k, global.ID, map[string]any{"retire": true}); res.Status != 400 || res.Code != "NOTHING_TO_CHANGE" {
 			t.Errorf("retire twice: %d %s", res.Status, res.Body)
 		}
-		id = submitWith(t, a, k, "upscale", sharpJPEG(t))
+		id = submitWith(t, a, k, "upscale", jpegOf(t, 96, 64))
 		developAll(t, a)
 		if d, _, _ := a.DB.JobDirection(context.Background(), owner.HouseID, id); d.Prompt != "Matte finish." {
 			t.Errorf("after retiring: %q", d.Prompt)
@@ -355,15 +352,13 @@ func TestOpinion(t *testing.T) {
 		owner := a.SignUp(t, "owner")
 		k := a.Key(t, owner, "member")
 		tiny := garmentPNG(t, 64)
-		for range 2 {
-			submitWith(t, a, k, "upscale", sharpJPEG(t), "runId", "clean")
-		}
+		submitWith(t, a, k, "upscale", jpegOf(t, 96, 64), "runId", "unflagged") // soft, 80: shown, not flagged
 		developAll(t, a)
 		if got := opinions(t, a, k); len(got) != 0 {
-			t.Fatalf("a clean run raised %d opinions", len(got))
+			t.Fatalf("a run without a flagged frame raised %d opinions", len(got))
 		}
 		var first []string
-		for range 3 {
+		for range 2 {
 			first = append(first, submitWith(t, a, k, "packshot", tiny, "runId", "spring"))
 		}
 		developAll(t, a)
@@ -374,9 +369,9 @@ func TestOpinion(t *testing.T) {
 		var o wireOpinion
 		res := a.Do(t, "GET", "/api/notifications/"+got[0]+"/opinion", k, nil)
 		res.JSON(t, &o)
-		if res.Status != 200 || o.Surface != "bar" || o.Moment != "ranking" || o.Subject != "Packshot · 3 frames" || o.Cost != 12 ||
+		if res.Status != 200 || o.Surface != "bar" || o.Moment != "ranking" || o.Subject != "Packshot · 2 frames" || o.Cost != 8 ||
 			o.TokensReleased != 0 || o.PatternCode != nil || o.PatternRuns != 0 || o.FloorCode == nil || *o.FloorCode != "background-bleed" ||
-			o.FloorWhere == nil || o.Href != "/api/toolkit/judge/verdicts?jobIds="+strings.Join(first, ",") || len(o.Frames) != 9 {
+			o.FloorWhere == nil || o.Href != "/api/toolkit/judge/verdicts?jobIds="+strings.Join(first, ",") || len(o.Frames) != 6 {
 			t.Fatalf("opinion: %d %s", res.Status, res.Body)
 		}
 		for i, f := range o.Frames {
@@ -384,12 +379,12 @@ func TestOpinion(t *testing.T) {
 				t.Errorf("frame row %d: %+v", i, f)
 			}
 		}
-		if res := a.Do(t, "GET", "/api/toolkit/judge/verdicts?jobIds="+strings.Join(first, ","), k, nil); !strings.Contains(string(res.Body), first[2]) {
+		if res := a.Do(t, "GET", "/api/toolkit/judge/verdicts?jobIds="+strings.Join(first, ","), k, nil); !strings.Contains(string(res.Body), first[1]) {
 			t.Errorf("the opinion's href: %s", res.Body)
 		}
 
 		// A second run with the same defects and a cancelled frame: a pattern, tokens released.
-		second := []string{submitWith(t, a, k, "packshot", tiny, "runId", "summer"), submitWith(t, a, k, "packshot", tiny, "runId", "summer")}
+		submitWith(t, a, k, "packshot", tiny, "runId", "summer")
 		cancelled := submitWith(t, a, k, "packshot", tiny, "runId", "summer")
 		if res := a.Do(t, "POST", "/api/toolkit/jobs/"+cancelled+"/cancel", k, nil); res.Status != 200 {
 			t.Fatal(res.Status)
@@ -408,14 +403,13 @@ func TestOpinion(t *testing.T) {
 		o = wireOpinion{}
 		res.JSON(t, &o)
 		if o.PatternCode == nil || *o.PatternCode != "background-bleed" || o.PatternRuns != 2 || o.PatternWhere == nil ||
-			o.TokensReleased != 4 || o.Cost != 8+2 || o.Subject != "Packshot · 4 frames" {
+			o.TokensReleased != 4 || o.Cost != 4+2 || o.Subject != "Packshot · 3 frames" {
 			t.Errorf("second opinion: %s", res.Body)
 		}
 		last := o.Frames[len(o.Frames)-1]
-		if !last.Unreadable || last.JobID != unreadable || last.Code != nil || last.Ordinal != 4 {
+		if !last.Unreadable || last.JobID != unreadable || last.Code != nil || last.Ordinal != 3 {
 			t.Errorf("the unreadable frame's row: %+v", last)
 		}
-		_ = second
 
 		other := notify.New(uuid.Must(uuid.NewV7()).String(), owner.HouseID, "", notify.KindPackReady, "pack", uuid.NewString(), nil, time.Now())
 		if _, _, err := a.DB.RaiseOpinion(context.Background(), owner.HouseID, "run.x", "y", other); err != nil {
