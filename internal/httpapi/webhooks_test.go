@@ -207,6 +207,16 @@ func TestWebhookStory(t *testing.T) {
 			ds[0].LastStatus == nil || *ds[0].LastStatus != 200 || ds[0].DeliveredAt == nil {
 			t.Fatalf("deliveries %+v", ds)
 		}
+		// The judge reads the frame: verdict.written arrives, signed, with the Verdict shape.
+		judgeAll(t, a)
+		if n := send(t, a); n != 1 {
+			t.Fatalf("%d deliveries sent after the verdict; want 1", n)
+		}
+		got = recv.Received()
+		if v := verified(t, h.Secret, got[1]); v.Type != "verdict.written" || v.Data["jobId"] != jobID || v.Data["rubricVersion"] != float64(1) ||
+			v.Data["findings"] == nil || v.Data["note"] != nil {
+			t.Fatalf("message %+v; want verdict.written of job %s in the Verdict shape", v, jobID)
+		}
 
 		// The receiver is down: the attempt fails and a retry is scheduled.
 		recv.Down()
@@ -228,10 +238,10 @@ func TestWebhookStory(t *testing.T) {
 		dueNow(t, a)
 		send(t, a)
 		got = recv.Received()
-		if len(got) != 2 {
-			t.Fatalf("the receiver got %d messages; want 2", len(got))
+		if len(got) != 3 {
+			t.Fatalf("the receiver got %d messages; want 3", len(got))
 		}
-		if m := verified(t, h.Secret, got[1]); m.ID != ds[0].MessageID || m.Type != "develop.done" {
+		if m := verified(t, h.Secret, got[2]); m.ID != ds[0].MessageID || m.Type != "develop.done" {
 			t.Fatalf("the retry carried %s %s; want webhook-id %s", m.ID, m.Type, ds[0].MessageID)
 		}
 		if d := deliveries(t, a, owner, h.ID)[0]; d.Status != "delivered" || d.Attempts != 2 || d.NextAttemptAt != nil {
@@ -249,7 +259,7 @@ func TestWebhookStory(t *testing.T) {
 			t.Fatalf("delete: %d %s", res.Status, res.Body)
 		}
 		dueNow(t, a)
-		if n := send(t, a); n != 0 || len(recv.Received()) != 2 {
+		if n := send(t, a); n != 0 || len(recv.Received()) != 3 {
 			t.Fatalf("after the delete %d deliveries went out, the receiver has %d; want none more", n, len(recv.Received()))
 		}
 		want(t, a.Do(t, "GET", "/api/toolkit/webhooks/"+h.ID+"/deliveries", owner.Session(), nil), 404, "NOT_FOUND")

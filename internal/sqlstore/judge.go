@@ -12,6 +12,7 @@ import (
 	"studio/internal/judge"
 	"studio/internal/notify"
 	"studio/internal/ts"
+	"studio/internal/webhook"
 )
 
 // storedFinding is a finding as the verdicts table keeps it: the label is
@@ -205,6 +206,11 @@ func (db *DB) WriteVerdict(ctx context.Context, v judge.Verdict) (bool, error) {
 			return err
 		}
 		written = n == 1
+		if written { // the house's endpoints hear it from the outbox, sent after commit
+			if err := db.enqueueWebhooksTx(ctx, tx, v.HouseID, webhook.VerdictWritten, v); err != nil {
+				return err
+			}
+		}
 		_, err = tx.Exec(ctx, `DELETE FROM judge_tasks WHERE organization_id = ? AND job_id = ?`, v.HouseID, v.JobID)
 		return err
 	})
