@@ -16,7 +16,9 @@ import (
 
 // Lookbook is the local engine's lookbook tool, kept as its own engine so
 // that it joins the local one by chaining (engine.Chain(New(),
-// NewLookbook())) without changing it. It performs one tool, "lookbook":
+// NewLookbook())) without changing it. It performs one tool, "lookbook",
+// and its frames are layout proofs, never generated looks: each carries
+// the visible mark ProofMark with its framing, in a band at the bottom.
 //
 //   - the lock stage composes the look: the ground (the background input
 //     covering the frame, or a floor-lit paper sweep in params.tone), the
@@ -24,10 +26,14 @@ import (
 //     hero piece (the first item) laid on the body as tryon lays a top, the
 //     other pieces in a column of swatches at the frame's right edge, and
 //     the aesthetic's grade over the whole;
-//   - the variation stage re-frames the locked base (the base input) for
-//     its key: a crop window per key (close-up on the head and shoulders,
-//     detail on the middle, seated on the lower body...), then the grade.
-//     It moves no limbs: posture keys keep the base's framing.
+//   - the variation stage composes its key's framing again from the same
+//     material (keyFramings), never from the locked frame: full length
+//     (front, back mirrored, posture keys), full length wide (walking),
+//     three-quarter length (side, three-quarter), half length (seated),
+//     head and shoulders (close-up) resampled from the model photo's own
+//     pixels, and for detail a window of the hero piece's own asset at its
+//     full resolution. It moves no limbs: the mark names a posture key as
+//     not rendered.
 //
 // The frame is composed for the output shape and developed at the tier's
 // pixels on its long edge; params.restore=1 (a destination larger than the
@@ -64,16 +70,20 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 		}
 	}()
 	w, h := lookCanvas(r)
+	f, words := frameOf(r)
 	var frame *image.NRGBA
-	if _, ok := r.Input("base"); ok {
-		frame, err = reframeLook(r, w, h)
+	if f.piece {
+		frame, err = pieceFrame(ctx, r, w, h)
 	} else {
-		frame, err = composeLook(ctx, r, w, h)
+		frame, err = composeLook(ctx, r, w, h, f)
 	}
 	if err != nil {
 		return engine.Result{}, err
 	}
 	gradeLook(frame, r.Param("aesthetic"))
+	if err := markProof(frame, words); err != nil {
+		return engine.Result{}, engine.ProviderError(r.Tool, "The local engine failed on this look.", err)
+	}
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
@@ -95,9 +105,12 @@ func lookCanvas(r engine.Request) (int, int) {
 	return w, h
 }
 
-// composeLook builds the lock frame.
-func composeLook(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, error) {
-	model, err := decodeRole(r, "model")
+// composeLook builds a frame of the figure in framing f: the ground (the
+// background input covering the frame, or a floor-lit paper sweep in
+// params.tone), the dressed model standing in it, mirrored for f.mirror,
+// and the other pieces as swatches when f has them.
+func composeLook(ctx context.Context, r engine.Request, w, h int, f framing) (*image.NRGBA, error) {
+	d, err := dressModel(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -109,106 +122,28 @@ func composeLook(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA,
 		}
 		ground = imaging.Fill(bg, w, h, imaging.Center, imaging.Lanczos)
 	} else {
-		ground = sweep(w, h, parseTone(r.Param("tone")))
+		// A figure cut above the feet stands before the wall alone.
+		ground = sweep(w, h, parseTone(r.Param("tone")), f.bottom >= 1)
 	}
-	// The model stands on the ground, 88% of the frame's height, centred.
-	mh := int(0.88 * float64(h))
-	mw := max(1, int(math.Round(float64(model.Rect.Dx())*float64(mh)/float64(model.Rect.Dy()))))
-	if mw > int(0.9*float64(w)) {
-		mw = int(0.9 * float64(w))
-		mh = max(1, int(math.Round(float64(model.Rect.Dy())*float64(mw)/float64(model.Rect.Dx()))))
+	stage(ground, d, f)
+	if f.mirror {
+		ground = imaging.FlipH(ground)
 	}
-	scaled := resize(model, mw, mh)
-	figureCut := scaled
-	var fig *figure
-	if m, err := findMatte(scaled, r.Tool); err == nil {
-		figureCut = cutout(scaled, m, scaled.Rect)
-		f := measureFigure(m)
-		fig = &f
+	if f.swatches {
+		swatches(ground, d)
 	}
-	ox, oy := (w-mw)/2, h-mh-int(0.04*float64(h))
-	over(ground, figureCut, ox, oy)
-	if err := alive(ctx); err != nil {
-		return nil, err
-	}
-	items := r.All("item")
-	for i, data := range items {
-		piece, err := Decode(data)
-		if err != nil {
-			return nil, tagInput(err, r.Tool, fmt.Sprintf("item %d", i+1))
-		}
-		piece = fitLong(piece, max(w, h))
-		cut := piece
-		if m, err := findMatte(piece, r.Tool); err == nil {
-			cut = cutout(piece, m, m.box)
-		}
-		if i == 0 && fig != nil {
-			// The hero lies on the body as tryon lays a top.
-			width := 1.15 * fig.shoulderW
-			s := width / float64(cut.Rect.Dx())
-			pw, ph := max(1, int(math.Round(width))), max(1, int(math.Round(float64(cut.Rect.Dy())*s)))
-			placed := imaging.Resize(cut, pw, ph, imaging.Lanczos)
-			px := ox + int(math.Round(fig.axis-float64(pw)/2))
-			py := oy + int(math.Round(fig.shoulderY-0.035*fig.height))
-			bodyShadow(ground, placed, px, py)
-			over(ground, placed, px, py)
-			continue
-		}
-		// Swatches down the right edge, each 16% of the frame's height.
-		slot := i
-		if fig == nil {
-			slot = i + 1
-		}
-		sh := int(0.16 * float64(h))
-		sw := max(1, int(math.Round(float64(cut.Rect.Dx())*float64(sh)/float64(cut.Rect.Dy()))))
-		if sw > w/5 {
-			sw = w / 5
-			sh = max(1, int(math.Round(float64(cut.Rect.Dy())*float64(sw)/float64(cut.Rect.Dx()))))
-		}
-		over(ground, imaging.Resize(cut, sw, sh, imaging.Lanczos), w-sw-w/40, h/40+(slot-1)*(sh+h/60))
-	}
-	return ground, nil
+	return ground, alive(ctx)
 }
 
-// crops are the windows each variation key cuts from the base, as
-// fractions of it: x, y, width, height.
-var crops = map[string][4]float64{
-	"front":         {0, 0, 1, 1},
-	"back":          {0, 0, 1, 1},
-	"side":          {0.15, 0, 0.7, 1},
-	"three-quarter": {0.05, 0, 0.9, 0.85},
-	"walking":       {0, 0.05, 1, 0.95},
-	"seated":        {0, 0.4, 1, 0.6},
-	"detail":        {0.28, 0.3, 0.44, 0.35},
-	"close-up":      {0.25, 0.02, 0.5, 0.38},
-}
-
-// reframeLook cuts the key's window from the base and fills the frame
-// with it; "back" mirrors the frame, as a turn would.
-func reframeLook(r engine.Request, w, h int) (*image.NRGBA, error) {
-	base, err := decodeRole(r, "base")
-	if err != nil {
-		return nil, err
-	}
-	key := r.Param("key")
-	c, ok := crops[key]
-	if !ok {
-		c = crops["front"]
-	}
-	bw, bh := float64(base.Rect.Dx()), float64(base.Rect.Dy())
-	win := image.Rect(int(c[0]*bw), int(c[1]*bh), int((c[0]+c[2])*bw), int((c[1]+c[3])*bh))
-	out := imaging.Fill(imaging.Crop(base, win), w, h, imaging.Center, imaging.Lanczos)
-	if key == "back" {
-		out = imaging.FlipH(out)
-	}
-	return out, nil
-}
-
-// sweep is a paper sweep in colour c: the wall at the colour, the floor
-// below 70% of the height darkening gently towards the camera.
-func sweep(w, h int, c [3]uint8) *image.NRGBA {
+// sweep is a paper sweep in colour c: the wall at the colour and, with
+// floor, the floor below 70% of the height darkening gently towards the
+// camera.
+func sweep(w, h int, c [3]uint8, floor bool) *image.NRGBA {
 	out := solidCanvas(w, h, c[0], c[1], c[2])
 	horizon := int(0.7 * float64(h))
+	if !floor {
+		horizon = h
+	}
 	for y := horizon; y < h; y++ {
 		f := 1 - 0.12*float64(y-horizon)/float64(max(1, h-horizon))
 		row := out.Pix[y*out.Stride : y*out.Stride+w*4]

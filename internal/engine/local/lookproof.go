@@ -1,0 +1,265 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/disintegration/imaging"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+
+	"studio/internal/engine"
+)
+
+// A framing is how much of the dressed figure a look frame shows and where
+// it stands: the window runs from top to bottom of the figure's height
+// (fractions; a negative top is air above the head), fills fill of the
+// frame's height, and the figure's axis stands at axis of the frame's
+// width. A window that ends above the feet runs off the frame's bottom.
+type framing struct {
+	name          string
+	top, bottom   float64
+	fill, axis    float64
+	swatches      bool // the other pieces in a column at the right edge
+	mirror, piece bool // mirrored (back); the hero piece's own asset (detail)
+}
+
+var (
+	fullLength    = framing{name: "full length", top: 0, bottom: 1, fill: 0.88, axis: 0.5, swatches: true}
+	wideLength    = framing{name: "full length, wide", top: 0, bottom: 1, fill: 0.6, axis: 0.36, swatches: true}
+	threeQuarters = framing{name: "three-quarter length", top: -0.04, bottom: 0.7, fill: 0.96, axis: 0.46, swatches: true}
+	halfLength    = framing{name: "half length", top: -0.05, bottom: 0.5, fill: 0.96, axis: 0.5}
+	headShoulders = framing{name: "head and shoulders", top: -0.05, bottom: 0.3, fill: 0.96, axis: 0.5}
+	pieceDetail   = framing{name: "hero piece at full resolution", piece: true}
+)
+
+// keyFramings is the framing of each variation key: the proof moves no
+// limbs, so a key names a framing of the material, never a pose; a
+// posture key, and any key not listed, is full length.
+var keyFramings = map[string]framing{
+	"front":         fullLength,
+	"back":          {name: "full length, mirrored", top: 0, bottom: 1, fill: 0.88, axis: 0.5, swatches: true, mirror: true},
+	"side":          threeQuarters,
+	"three-quarter": threeQuarters,
+	"walking":       wideLength,
+	"seated":        halfLength,
+	"close-up":      headShoulders,
+	"detail":        pieceDetail,
+}
+
+// ProofMark is the words every local look frame carries.
+const ProofMark = "PROOF, local engine"
+
+// posturePrefix starts a posture key (look.PosturePrefix).
+const posturePrefix = "posture:"
+
+// frameOf is the framing of r and the mark's words: the lock frame is full
+// length; a variation (with a base input) takes its key's framing.
+func frameOf(r engine.Request) (framing, string) {
+	if _, ok := r.Input("base"); !ok {
+		return fullLength, ProofMark + " · look base, " + fullLength.name
+	}
+	key := r.Param("key")
+	if _, ok := r.Input("item"); !ok && key == "detail" {
+		return headShoulders, ProofMark + " · detail without a piece: " + headShoulders.name
+	}
+	if id, ok := strings.CutPrefix(key, posturePrefix); ok {
+		return fullLength, ProofMark + " · posture " + id + " not rendered, " + fullLength.name
+	}
+	f, ok := keyFramings[key]
+	if !ok {
+		return fullLength, ProofMark + " · " + fullLength.name
+	}
+	return f, ProofMark + " · " + key + ": " + f.name
+}
+
+// maxDressEdge caps the long edge the model is matted and dressed at: the
+// close-up's pixels come from it.
+const maxDressEdge = 2400
+
+// dressed is the model cut out of its photo at its own resolution (long
+// edge at most maxDressEdge), fig measured on it (nil when no figure was
+// found: img is then the whole photo), and every piece cut out, hero
+// first; heroAt is where the hero lies on the body in img's pixels, as
+// tryon lays a top (empty when it lies nowhere: it is then a swatch).
+type dressed struct {
+	img    *image.NRGBA
+	fig    *figure
+	cuts   []*image.NRGBA
+	heroAt image.Rectangle
+}
+
+// dressModel mattes the model and the pieces and places the hero.
+func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
+	model, err := decodeRole(r, "model")
+	if err != nil {
+		return dressed{}, err
+	}
+	model = fitLong(model, maxDressEdge)
+	d := dressed{img: model}
+	if m, err := findMatte(model, r.Tool); err == nil {
+		d.img = cutout(model, m, model.Rect)
+		f := measureFigure(m)
+		d.fig = &f
+	}
+	if err := alive(ctx); err != nil {
+		return dressed{}, err
+	}
+	for i, data := range r.All("item") {
+		piece, err := Decode(data)
+		if err != nil {
+			return dressed{}, tagInput(err, r.Tool, fmt.Sprintf("item %d", i+1))
+		}
+		piece = fitLong(piece, maxDressEdge)
+		cut := piece
+		if m, err := findMatte(piece, r.Tool); err == nil {
+			cut = cutout(piece, m, m.box)
+		}
+		d.cuts = append(d.cuts, cut)
+	}
+	if len(d.cuts) > 0 && d.fig != nil {
+		f, cut := d.fig, d.cuts[0]
+		pw := 1.15 * f.shoulderW
+		ph := float64(cut.Rect.Dy()) * pw / float64(cut.Rect.Dx())
+		px, py := f.axis-pw/2, f.shoulderY-0.035*f.height
+		d.heroAt = image.Rect(int(math.Round(px)), int(math.Round(py)), int(math.Round(px+pw)), int(math.Round(py+ph)))
+	}
+	return d, nil
+}
+
+// stage draws the dressed figure on ground in framing f: only the part of
+// the figure inside the frame is resampled, from the model photo's own
+// pixels, and the hero piece is laid on the body at the frame's scale from
+// its own asset.
+func stage(ground *image.NRGBA, d dressed, f framing) {
+	w, h := ground.Rect.Dx(), ground.Rect.Dy()
+	top, height, axis := 0.0, float64(d.img.Rect.Dy()), float64(d.img.Rect.Dx())/2
+	if d.fig != nil {
+		top, height, axis = d.fig.top, d.fig.height, d.fig.axis
+	}
+	y0, y1 := top+f.top*height, top+f.bottom*height
+	s := f.fill * float64(h) / (y1 - y0)
+	// Where the figure's pixel (0, 0) lands in the frame: a full figure
+	// stands 4% above the bottom, a window that ends above the feet runs
+	// off the bottom.
+	oy := float64(h) - 0.04*float64(h) - y1*s
+	if f.bottom < 1 {
+		oy = float64(h) - y1*s
+	}
+	ox := f.axis*float64(w) - axis*s
+	at := func(r image.Rectangle) image.Rectangle { // figure pixels to frame pixels
+		return image.Rect(int(math.Round(ox+float64(r.Min.X)*s)), int(math.Round(oy+float64(r.Min.Y)*s)),
+			int(math.Round(ox+float64(r.Max.X)*s)), int(math.Round(oy+float64(r.Max.Y)*s)))
+	}
+	// The source rectangle the frame sees.
+	src := image.Rect(int(math.Floor(-ox/s)), int(math.Floor(-oy/s)), int(math.Ceil((float64(w)-ox)/s)), int(math.Ceil((float64(h)-oy)/s))).
+		Intersect(d.img.Rect)
+	if !src.Empty() {
+		dst := at(src)
+		over(ground, imaging.Resize(imaging.Crop(d.img, src), max(1, dst.Dx()), max(1, dst.Dy()), imaging.Lanczos), dst.Min.X, dst.Min.Y)
+	}
+	if d.heroAt.Empty() {
+		return
+	}
+	dst := at(d.heroAt)
+	if !dst.Overlaps(ground.Rect) {
+		return
+	}
+	placed := imaging.Resize(d.cuts[0], max(1, dst.Dx()), max(1, dst.Dy()), imaging.Lanczos)
+	bodyShadow(ground, placed, dst.Min.X, dst.Min.Y)
+	over(ground, placed, dst.Min.X, dst.Min.Y)
+}
+
+// swatches lays the pieces not on the body in a column down the right
+// edge, each 16% of the frame's height.
+func swatches(ground *image.NRGBA, d dressed) {
+	w, h := ground.Rect.Dx(), ground.Rect.Dy()
+	laid := 0
+	if !d.heroAt.Empty() {
+		laid = 1
+	}
+	for slot, cut := range d.cuts[laid:] {
+		sh := int(0.16 * float64(h))
+		sw := max(1, int(math.Round(float64(cut.Rect.Dx())*float64(sh)/float64(cut.Rect.Dy()))))
+		if sw > w/5 {
+			sw = w / 5
+			sh = max(1, int(math.Round(float64(cut.Rect.Dy())*float64(sw)/float64(cut.Rect.Dx()))))
+		}
+		over(ground, imaging.Resize(cut, sw, sh, imaging.Lanczos), w-sw-w/40, h/40+slot*(sh+h/60))
+	}
+}
+
+// pieceFrame is the detail: a window of the hero piece's own asset, at its
+// full resolution, around the upper middle of the piece (a collar, a
+// clasp, the weave), half the piece's height, filling the frame.
+func pieceFrame(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, error) {
+	data, _ := r.Input("item")
+	piece, err := Decode(data)
+	if err != nil {
+		return nil, tagInput(err, r.Tool, "item 1")
+	}
+	box := piece.Rect
+	small := fitLong(piece, 1024)
+	if m, err := findMatte(small, r.Tool); err == nil {
+		k := float64(piece.Rect.Dx()) / float64(small.Rect.Dx())
+		box = image.Rect(int(float64(m.box.Min.X)*k), int(float64(m.box.Min.Y)*k), int(math.Ceil(float64(m.box.Max.X)*k)), int(math.Ceil(float64(m.box.Max.Y)*k))).
+			Intersect(piece.Rect)
+	}
+	if err := alive(ctx); err != nil {
+		return nil, err
+	}
+	aspect := float64(w) / float64(h)
+	wh := 0.5 * float64(box.Dy())
+	ww := wh * aspect
+	if lim := 0.7 * float64(box.Dx()); ww > lim {
+		ww, wh = lim, lim/aspect
+	}
+	cx, cy := float64(box.Min.X+box.Max.X)/2, float64(box.Min.Y)+0.3*float64(box.Dy())
+	x0 := math.Max(0, math.Min(cx-ww/2, float64(piece.Rect.Dx())-ww))
+	y0 := math.Max(0, math.Min(cy-wh/2, float64(piece.Rect.Dy())-wh))
+	win := image.Rect(int(x0), int(y0), int(math.Round(x0+ww)), int(math.Round(y0+wh))).Intersect(piece.Rect)
+	return imaging.Fill(flatten(imaging.Crop(piece, win)), w, h, imaging.Center, imaging.Lanczos), nil
+}
+
+// markFace is the mark's typeface, Go Bold, parsed once.
+var markFace = sync.OnceValues(func() (*opentype.Font, error) { return opentype.Parse(gobold.TTF) })
+
+// markProof writes the proof's mark on img: a dark band across the bottom,
+// 4% of the frame's height, with the words in white.
+func markProof(img *image.NRGBA, words string) error {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	band := max(16, int(0.04*float64(h)))
+	dark := image.NewUniform(color.NRGBA{R: 12, G: 12, B: 12, A: 200})
+	draw.Draw(img, image.Rect(0, h-band, w, h), dark, image.Point{}, draw.Over)
+	f, err := markFace()
+	if err != nil {
+		return err
+	}
+	size := 0.55 * float64(band)
+	margin := 0.5 * float64(band)
+	var face font.Face
+	for {
+		face, err = opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+		if err != nil {
+			return err
+		}
+		if font.MeasureString(face, words).Ceil() <= w-int(2*margin) || size < 6 {
+			break
+		}
+		face.Close()
+		size *= 0.9
+	}
+	defer face.Close()
+	dr := font.Drawer{Dst: img, Src: image.White, Face: face,
+		Dot: fixed.P(int(margin), h-band+int(0.5*float64(band)+0.36*size))}
+	dr.DrawString(words)
+	return nil
+}
