@@ -148,10 +148,10 @@ func stage(ground *image.NRGBA, d dressed, f framing) {
 	y0, y1 := top+f.top*height, top+f.bottom*height
 	s := f.fill * float64(h) / (y1 - y0)
 	// Where the figure's pixel (0, 0) lands in the frame: a full figure
-	// stands 4% above the bottom, a window that ends above the feet runs
-	// off the bottom.
+	// stands 4% above the bottom; a window that ends above the feet, or a
+	// figure the photo itself cuts at the bottom, runs off the bottom.
 	oy := float64(h) - 0.04*float64(h) - y1*s
-	if f.bottom < 1 {
+	if f.bottom < 1 || y1 >= float64(d.img.Rect.Dy()-2) {
 		oy = float64(h) - y1*s
 	}
 	ox := f.axis*float64(w) - axis*s

@@ -2,13 +2,14 @@ package local_test
 
 import (
 	"context"
-	"fmt"
+	"go/build"
 	"image"
 	"image/color"
 	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -73,11 +74,17 @@ var proofMaterial = sync.OnceValue(func() []engine.Input {
 // lock frame for key "", else the variation of key.
 func proof(t testing.TB, key string) *image.NRGBA {
 	t.Helper()
+	return proofOf(t, proofMaterial(), key)
+}
+
+// proofOf develops a look frame of the material at 1k, 4:5.
+func proofOf(t testing.TB, material []engine.Input, key string) *image.NRGBA {
+	t.Helper()
 	eng := engine.Chain(local.New(), local.NewLookbook())
 	r := engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1080, Height: 1350},
-		Inputs: append([]engine.Input{}, proofMaterial()...), Params: map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "lock"}}
+		Inputs: append([]engine.Input{}, material...), Params: map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "lock"}}
 	if key != "" {
-		r.Inputs = append(r.Inputs, engine.Input{Role: "base", Data: proofMaterial()[0].Data}) // never read
+		r.Inputs = append(r.Inputs, engine.Input{Role: "base", Data: material[0].Data}) // never read
 		r.Params = map[string]string{"tone": "#d8c4a4", "aesthetic": "studio", "stage": "variation", "key": key}
 	}
 	res, err := eng.Run(context.Background(), r)
@@ -201,10 +208,31 @@ func TestLookProofSheet(t *testing.T) {
 		if k == "" {
 			name = "lock"
 		}
-		writePNG(t, filepath.Join(out, fmt.Sprintf("%s.png", filepath.Base(name))), f)
+		writePNG(t, filepath.Join(out, strings.ReplaceAll(name, ":", "-")+".png"), f)
 		cells = append(cells, frameCell(f, name))
 	}
 	writePNG(t, filepath.Join(out, "sheet.png"), sheet(cells, 5))
+	// Real photographs as the model (python3-skimage): the cameraman is
+	// separated; the astronaut is refused by the separation, so the whole
+	// photo stands.
+	modcache := os.Getenv("GOMODCACHE")
+	if modcache == "" {
+		modcache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
+	}
+	cells = nil
+	for _, name := range []string{"camera.png", "astronaut.png"} {
+		img := segtest.Load(name, segtest.Dirs(modcache))
+		if img == nil {
+			continue
+		}
+		material := append([]engine.Input{{Role: "model", Data: encPNG(t, img)}}, proofMaterial()[1:]...)
+		for _, k := range []string{"", "walking", "three-quarter", "close-up", "detail"} {
+			cells = append(cells, frameCell(proofOf(t, material, k), strings.TrimSuffix(name, ".png")+" "+k))
+		}
+	}
+	if len(cells) > 0 {
+		writePNG(t, filepath.Join(out, "photos.png"), sheet(cells, 5))
+	}
 }
 
 // frameCell is a frame at 320 px high with its name under it.
