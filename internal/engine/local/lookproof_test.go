@@ -107,8 +107,8 @@ func thumb(img *image.NRGBA) []float64 {
 
 func TestLookProofs(t *testing.T) {
 	keys := []string{"", "walking", "three-quarter", "seated", "close-up", "detail", "posture:lean-wall"}
-	if raceEnabled {
-		keys = []string{"", "close-up", "detail"}
+	if raceEnabled { // a develop is some 20 s under the race detector: the mark and the detail's pixels
+		keys = []string{"", "detail"}
 	}
 	frames := map[string]*image.NRGBA{}
 	for _, k := range keys {
@@ -162,7 +162,8 @@ func TestLookProofs(t *testing.T) {
 		}
 		return float64(n) / float64(len(f.Pix)/4)
 	}
-	if s, l := skin(frames["close-up"]), skin(frames[""]); s < 0.05 || s < 5*l {
+	if _, ok := frames["close-up"]; ok && (skin(frames["close-up"]) < 0.05 || skin(frames["close-up"]) < 5*skin(frames[""])) {
+		s, l := skin(frames["close-up"]), skin(frames[""])
 		t.Errorf("skin covers %.3f of the close-up and %.3f of the lock frame; want the head and shoulders", s, l)
 	}
 	// The detail shows the hero piece's own 2-px weave: many light and dark
