@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"html"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -156,6 +157,9 @@ func (s *Service) sendVerification(ctx context.Context, u User) error {
 		UserID: u.ID, To: u.Email, Template: "verify-email",
 		Subject: "Confirm your e-mail address",
 		Text:    "Hello " + u.Name + ",\n\nConfirm your e-mail address for the studio:\n" + link + "\n\nThe link works for 24 hours.\n",
+		HTML: `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#111;line-height:1.5"><p>Hello ` +
+			html.EscapeString(u.Name) + `,</p><p><a href="` + html.EscapeString(link) + `">Confirm your e-mail address for the studio</a>.</p>` +
+			`<p>The link works for 24 hours.</p></body></html>`,
 	})
 }
 

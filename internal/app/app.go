@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/blob"
 	"studio/internal/blob/s3"
+	"studio/internal/chat"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/engine/local"
@@ -29,14 +31,17 @@ import (
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
+	"studio/internal/letters"
 	"studio/internal/look"
 	"studio/internal/mail"
+	"studio/internal/memory"
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
 	"studio/internal/share"
 	"studio/internal/sqlstore"
+	"studio/internal/support"
 	"studio/internal/sweep"
 	"studio/internal/urlguard"
 	"studio/internal/webhook"
@@ -60,6 +65,7 @@ type App struct {
 	Packs  *pack.Service    // batch downloads; its builder runs beside the workers
 	Shares *share.Service   // share links and reviewer marks
 	Hooks  *webhook.Service // outbound webhook endpoints; its senders run beside the workers
+	Desk   *support.Service // the help desk; its screenshot sweep runs beside the workers
 	Engine engine.Engine    // what the workers develop with
 	Limits *ratelimit.Limiter
 	Log    *slog.Logger
@@ -89,6 +95,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	switch {
 	case opts.MailerFunc != nil:
 		sender = opts.MailerFunc(db)
+	case cfg.ResendAPIKey != "":
+		from := cfg.ResendFrom
+		if from == "" {
+			from = "Studio <studio@" + publicHost(cfg.PublicURL) + ">"
+		}
+		t, err := mail.NewResend(cfg.ResendAPIKey, from, cfg.ResendURL)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		sender = &mail.Mailer{T: t, Log: db, Now: now}
 	case cfg.SMTPURL != "":
 		t, err := mail.NewSMTP(cfg.SMTPURL)
 		if err != nil {
@@ -154,6 +171,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	// What a provider is told beside the tool's own instructions, in rank
 	// order (job.Rank*): standing notes in force, then the frame's own words.
 	director := job.Sources{judges.NotesSource(), job.FrameWords}
+	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
+	if err != nil {
+		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
+	}
+	desk := support.NewService(db, support.Options{Blobs: blobs, Retention: time.Duration(cfg.ShotDays) * 24 * time.Hour,
+		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Now: now})
+	memories := memory.NewService(db, now)
+	assistant := chat.NewService(db, ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), memories, pub, log, now)
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
@@ -176,11 +201,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Shares:   shares,
 		Hooks:    hooks,
 		Judge:    judges,
-		Wake:     pool.Wake,
-		Ping:     db.Ping,
+		Chat:     assistant,
+		Memory:   memories,
+		Support:  desk,
+		Letters: letters.NewService(db, sender, letters.Options{DripSecret: cfg.DripSecret, WebhookSecret: cfg.EmailHook, WebOrigin: cfg.WebOrigin, Now: now,
+			OnAlert: func(kind, subject string) { log.Warn("operator alert", "kind", kind, "subject", subject) }}),
+		Wake: pool.Wake,
+		Ping: db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
-		Shares: shares, Hooks: hooks, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Desk: desk, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -249,16 +279,22 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 func (a *App) RunWorkers(ctx context.Context) error {
 	a.Log.Info("workers running", "engine", a.Engine.Name(), "tools", a.Engine.Tools(), "concurrency", a.Config.Workers)
 	var wg sync.WaitGroup
-	var packErr, sweepErr, hookErr error
+	var packErr, sweepErr, hookErr, deskErr error
 	wg.Go(func() { packErr = a.Packs.Run(ctx) })
 	wg.Go(func() { hookErr = a.Hooks.Run(ctx) })
+	// Support screenshots older than SUPPORT_SHOT_RETENTION_DAYS go at start and then hourly.
+	wg.Go(func() {
+		deskErr = a.Desk.Run(ctx, time.Hour, func(n int, err error) {
+			a.Log.Info("support screenshots removed", "count", n, "err", err)
+		})
+	})
 	// Bytes a crash left without a row, and stale temporary files, go once
 	// at start and then every STUDIO_SWEEP_EVERY.
 	sweeper := sweep.New(a.DB, a.Blobs, sweep.Options{Grace: a.Config.SweepGrace, Every: a.Config.SweepEvery, Log: a.Log})
 	wg.Go(func() { sweepErr = sweeper.Run(ctx) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
-	return errors.Join(err, packErr, sweepErr, hookErr)
+	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)
 }
 
 // wakeOnDone tells the webhook senders of this process when a frame
@@ -314,4 +350,13 @@ func engines(cfg Config) (engine.Engine, error) {
 		return nil, err
 	}
 	return engine.Chain(f, embedded), nil
+}
+
+// publicHost is the host of the public URL, for a default sender address.
+func publicHost(public string) string {
+	u, err := url.Parse(public)
+	if err != nil || u.Hostname() == "" {
+		return "localhost"
+	}
+	return u.Hostname()
 }

@@ -17,27 +17,34 @@ import (
 // Config is every setting of the service (DECISIONS §9), read from the
 // environment by Load through the Settings table.
 type Config struct {
-	Addr        string
-	PublicURL   string
-	DataDir     string
-	WebOrigin   string
-	AdminEmails []string
-	Signup      string // open | invite
-	DatabaseURL string
-	BlobURL     string
-	FalKey      string
-	AIBaseURL   string
-	AIAPIKey    string
-	AIModel     string
-	SMTPURL     string
-	FalURL      string            // fal's queue endpoint (tests point it at a local server)
-	Workers     int               // jobs rendered at once by this process
-	JobLease    time.Duration     // how long a claimed job stays leased without a heartbeat
-	WorkerPoll  time.Duration     // how often an idle worker looks for work it was not woken for
-	Guard       httpguard.Options // deadlines and connection caps of the HTTP server
-	DecodeMB    int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
-	SweepEvery  time.Duration     // how often the workers remove orphaned blobs and stale temporary files
-	SweepGrace  time.Duration     // how old an unreferenced blob or temporary file must be to go
+	Addr         string
+	PublicURL    string
+	DataDir      string
+	WebOrigin    string
+	AdminEmails  []string
+	Signup       string // open | invite
+	DatabaseURL  string
+	BlobURL      string
+	FalKey       string
+	AIBaseURL    string
+	AIAPIKey     string
+	AIModel      string
+	SMTPURL      string
+	FalURL       string            // fal's queue endpoint (tests point it at a local server)
+	Workers      int               // jobs rendered at once by this process
+	JobLease     time.Duration     // how long a claimed job stays leased without a heartbeat
+	WorkerPoll   time.Duration     // how often an idle worker looks for work it was not woken for
+	Guard        httpguard.Options // deadlines and connection caps of the HTTP server
+	DecodeMB     int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
+	SweepEvery   time.Duration     // how often the workers remove orphaned blobs and stale temporary files
+	SweepGrace   time.Duration     // how old an unreferenced blob or temporary file must be to go
+	BridgeSecret string            // SUPPORT_BRIDGE_SECRET: the support bridge's shared secret; unset, escalations answer 503
+	ShotDays     int               // SUPPORT_SHOT_RETENTION_DAYS: how long support screenshots are kept
+	ResendAPIKey string            // RESEND_API_KEY: letters go through Resend's HTTP API
+	ResendFrom   string            // RESEND_FROM: the sender of letters sent through Resend
+	ResendURL    string            // RESEND_URL: Resend's API (tests point it at a local stand-in)
+	DripSecret   string            // DRIP_SECRET: bearer of the drip route; unset, it answers 503
+	EmailHook    string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -127,6 +134,20 @@ var Settings = []Setting{
 			c.DecodeMB = int64(n)
 			return err
 		}},
+	{Name: "RESEND_API_KEY", Shown: "(unset)", Help: "Resend API key: letters go through Resend's HTTP API (before SMTP_URL), which records each letter's id",
+		set: func(c *Config, v string) error { c.ResendAPIKey = v; return nil }},
+	{Name: "RESEND_FROM", Shown: "(studio@ the public host)", Help: "the sender of letters sent through Resend, e.g. Studio <studio@example.com>",
+		set: func(c *Config, v string) error { c.ResendFrom = v; return nil }},
+	{Name: "RESEND_URL", Default: "https://api.resend.com/", Help: "Resend's API",
+		set: func(c *Config, v string) error { c.ResendURL = v; return nil }},
+	{Name: "DRIP_SECRET", Shown: "(unset: the drip route answers 503)", Help: "bearer token of POST /api/toolkit/email/drip",
+		set: func(c *Config, v string) error { c.DripSecret = v; return nil }},
+	{Name: "EMAIL_WEBHOOK_SECRET", Shown: "(unset: the delivery webhook answers 503)", Help: "whsec_... secret of the e-mail provider's delivery webhook (Standard Webhooks)",
+		set: func(c *Config, v string) error { c.EmailHook = v; return nil }},
+	{Name: "SUPPORT_BRIDGE_SECRET", Shown: "(unset: escalations answer 503)", Help: "shared secret the support bridge sends in x-support-bridge-secret",
+		set: func(c *Config, v string) error { c.BridgeSecret = v; return nil }},
+	{Name: "SUPPORT_SHOT_RETENTION_DAYS", Default: "30", Help: "days support screenshots are kept before the workers remove them (1 to 3650)",
+		set: func(c *Config, v string) (err error) { c.ShotDays, err = wholeNumber(v, 1, 3650); return err }},
 	{Name: "STUDIO_SWEEP_EVERY", Default: "1h", Help: "how often the workers remove blobs no row refers to and stale temporary files (also once at start)",
 		set: func(c *Config, v string) (err error) { c.SweepEvery, err = duration(v, time.Second); return err }},
 	{Name: "STUDIO_SWEEP_GRACE", Default: "1h", Help: "how old an unreferenced blob or temporary file must be before a sweep removes it",

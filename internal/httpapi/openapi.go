@@ -72,4 +72,14 @@ var tagDescriptions = map[string]string{
 	"postures":      "The posture library and the house's posture preferences.",
 	"webhooks":      "Outbound webhooks: endpoints that hear develop.done and verdict.written, Standard Webhooks signed, retried for a day and a half; owner or admin.",
 	"share":         "Share links: outside reviewers mark frames keep or pass on /s; the director reads their marks and a collection's coverage.",
+	"chat": "The studio assistant. The draft is the look being composed, held by the client: name, modelAssetId, items " +
+		"[{assetId, role, label, hero}] (the hero first), background, aesthetic, quality, output. A mutation is one typed change " +
+		"{op, ...}: rename {name}, set-model {assetId; none clears}, add-item {assetId, role, label?, hero?, position?}, " +
+		"remove-item {assetId}, set-hero {assetId, position?}, set-background {background; none clears}, set-aesthetic " +
+		"{aesthetic; empty clears}, set-quality {quality}, set-output {output}. Every applied mutation comes with its inverse: " +
+		"undo posts the inverse to /api/chat/apply, redo the mutation. The assistant chooses mutations as tool calls; each " +
+		"applied one is also pushed on the job socket as {type: chat.applied, turnId, sessionId, index, count, mutation, inverse}.",
+	"memory":  "What the studio remembers: statements shared by the house or kept by one user, corrected by successors, retired with their history kept.",
+	"email":   "The service's letters: drip letters sent once per key, and the e-mail provider's signed delivery events.",
+	"support": "The help desk: tickets and their threads, screenshots behind expiring signed links, escalations from the support bridge.",
 }

@@ -44,7 +44,11 @@ type Route struct {
 	// Extension marks a route beyond the spec (SPEC §4 does not name it):
 	// the document says so with "x-extension": true and a note.
 	Extension bool
-	Handler   appHandler
+	// NotFound is the route's one 404 when the spec names its own code
+	// (CHAT_SESSION_NOT_FOUND); a malformed path id answers it too. Nil:
+	// the shared NOT_FOUND.
+	NotFound *errs.Error
+	Handler  appHandler
 }
 
 // Out is one documented success answer.

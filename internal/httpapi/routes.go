@@ -23,5 +23,9 @@ func (s *Server) table() []Route {
 		s.posturesRoutes(),      // SPEC §4.15: postures
 		s.shareRoutes(),         // SPEC §4.11: share links, reviewer marks, coverage
 		s.webhooksRoutes(),      // SPEC §4.14, §5 rules 9-10, §6: outbound webhook endpoints and their deliveries
+		s.chatRoutes(),          // SPEC §4.12: the studio assistant
+		s.memoryRoutes(),        // SPEC §4.13: the studio's memory
+		s.supportRoutes(),       // SPEC §4.14: the help desk
+		s.lettersRoutes(),       // SPEC §4.14, DECISIONS §10: drip letters, the e-mail provider's webhook
 	)
 }

@@ -14,16 +14,20 @@ import (
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/auth"
+	"studio/internal/chat"
 	"studio/internal/errs"
 	"studio/internal/events"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
+	"studio/internal/letters"
 	"studio/internal/look"
+	"studio/internal/memory"
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/share"
+	"studio/internal/support"
 	"studio/internal/webhook"
 )
 
@@ -50,6 +54,10 @@ type Services struct {
 	Shares   *share.Service              // share links, reviewer marks, coverage
 	Hooks    *webhook.Service            // outbound webhook endpoints, their deliveries and test messages
 	Judge    *judge.Service              // verdicts and answers, redraws, takes, standing notes, opinions
+	Chat     *chat.Service               // the studio assistant: drafts, mutations, conversations
+	Memory   *memory.Service             // what the studio remembers for the house and each user
+	Support  *support.Service            // the help desk: tickets, screenshots, escalations
+	Letters  *letters.Service            // drip letters and the e-mail provider's delivery webhook
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }
@@ -100,14 +108,18 @@ func (s *Server) prepare(rt Route) appHandler {
 	if rt.Query != nil {
 		plan = planQuery(rt)
 	}
+	notFound := errs.NotFound
+	if rt.NotFound != nil {
+		notFound = rt.NotFound
+	}
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if !pathValuesWellFormed(r, names) {
-			return errs.NotFound
+			return notFound
 		}
 		if plan != nil {
 			q, err := plan.decode(r)
 			if e, ok := errs.As(err); ok && e.Kind == errs.KindNotFound {
-				return errs.NotFound // a route whose refusals are 404 answers the one 404
+				return notFound // a route whose refusals are 404 answers the one 404
 			} else if err != nil {
 				return err
 			}

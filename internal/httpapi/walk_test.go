@@ -45,12 +45,20 @@ type walkArea struct {
 	foreignForbidden []string // routes the spec lets answer 403, not 404, for another house's id (DECISIONS §1: the legacy bytes route)
 	global           []string // id routes whose ids name built-in entries every house shares; the sweep skips its house B tries
 	optionalBody     []string // JSON routes whose body may be left out entirely
+	// unconfigured names routes whose provider the walk's app leaves unset
+	// (no AI endpoint): every credential they admit gets 503 with this code.
+	unconfigured map[string]string
+	// signed names id routes whose authority is a signature in the query
+	// (support screenshots): the sweep skips them; their own test tries
+	// bad, expired and other houses' signatures.
+	signed []string
 }
 
 // areas lists every area's walk declarations, in the order of routes.go.
 var areas = []walkArea{
 	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
 	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk,
+	chatWalk, memoryWalk, supportWalk, lettersWalk,
 }
 
 // The merged walk, by route pattern.
@@ -61,6 +69,8 @@ var (
 	foreignForbidden = map[string]bool{}
 	global           = map[string]bool{}
 	optionalBody     = map[string]bool{}
+	unconfigured     = map[string]string{}
+	signed           = map[string]bool{}
 	walkNames        = map[string]int{} // how many areas declared a sample for each pattern
 	walkMentions     []string           // every pattern the exceptions name
 )
@@ -75,8 +85,12 @@ func init() {
 			minRole[p] = r
 			walkMentions = append(walkMentions, p)
 		}
+		for p, code := range ar.unconfigured {
+			unconfigured[p] = code
+			walkMentions = append(walkMentions, p)
+		}
 		for set, ps := range map[*map[string]bool][]string{&repeatable: ar.repeatable, &foreignForbidden: ar.foreignForbidden,
-			&global: ar.global, &optionalBody: ar.optionalBody} {
+			&global: ar.global, &optionalBody: ar.optionalBody, &signed: ar.signed} {
 			for _, p := range ps {
 				(*set)[p] = true
 				walkMentions = append(walkMentions, p)
@@ -191,6 +205,10 @@ func TestRoleMatrix(t *testing.T) {
 						if res.Status != http.StatusForbidden {
 							t.Errorf("got %d %s; want 403 (needs %s)", res.Status, res.Body, need)
 						}
+					case unconfigured[rt.Pattern()] != "":
+						if res.Status != http.StatusServiceUnavailable || res.Code != unconfigured[rt.Pattern()] {
+							t.Errorf("got %d %s; want 503 %s (the walk's app leaves its provider unset)", res.Status, res.Body, unconfigured[rt.Pattern()])
+						}
 					default:
 						if res.Status == http.StatusUnauthorized || res.Status == http.StatusForbidden || res.Status >= 500 {
 							t.Errorf("got %d %s; want the route to admit %s", res.Status, res.Body, c.name)
@@ -229,9 +247,9 @@ func TestCrossHouseSweep(t *testing.T) {
 		a := apptest.New(t, e)
 		houseA, houseB := a.SignUp(t, "house-a"), a.SignUp(t, "house-b")
 		keyB := a.Key(t, houseB, "member")
-		var want []byte
+		want := map[string][]byte{} // the one 404 body of each code (NOT_FOUND, or a route's own, e.g. CHAT_SESSION_NOT_FOUND)
 		for _, rt := range a.Server.Routes() {
-			if !rt.HasID() || rt.Class == httpapi.Reviewer {
+			if !rt.HasID() || rt.Class == httpapi.Reviewer || signed[rt.Pattern()] {
 				continue
 			}
 			t.Run(rt.Pattern(), func(t *testing.T) {
@@ -270,20 +288,37 @@ func TestCrossHouseSweep(t *testing.T) {
 						}
 						continue
 					}
-					if res.Status != http.StatusNotFound {
-						t.Errorf("%s: got %d %s; want 404", try.name, res.Status, res.Body)
+					wantStatus := http.StatusNotFound // or the route's own "not found" (the desk's thread: 503)
+					if rt.NotFound != nil {
+						wantStatus = httpapi.Status(rt.NotFound.Kind)
+					}
+					if res.Status != wantStatus {
+						t.Errorf("%s: got %d %s; want %d", try.name, res.Status, res.Body, wantStatus)
 						continue
 					}
-					if want == nil {
-						want = res.Body
+					if want[res.Code] == nil {
+						want[res.Code] = res.Body
 					}
-					if !bytes.Equal(res.Body, want) {
-						t.Errorf("%s: 404 body %s differs from %s", try.name, res.Body, want)
+					if !bytes.Equal(res.Body, want[res.Code]) {
+						t.Errorf("%s: 404 body %s differs from %s", try.name, res.Body, want[res.Code])
+					}
+					if own := routeNotFound(a, rt.Pattern()); res.Code != own {
+						t.Errorf("%s: 404 code %s; want the route's one 404, %s", try.name, res.Code, own)
 					}
 				}
 			})
 		}
 	})
+}
+
+// routeNotFound is the code of a route's one 404.
+func routeNotFound(a *apptest.App, pattern string) string {
+	for _, rt := range a.Server.Routes() {
+		if rt.Pattern() == pattern && rt.NotFound != nil {
+			return rt.NotFound.Code
+		}
+	}
+	return "NOT_FOUND"
 }
 
 // pathID returns the segment of path that stands where pattern has {id}
@@ -307,8 +342,8 @@ func TestBodiesRefused(t *testing.T) {
 	admin := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
 	huge := `{"x":"` + strings.Repeat("a", httpapi.MaxJSON) + `"}`
 	for _, rt := range a.Server.Routes() {
-		if rt.In == nil {
-			continue
+		if rt.In == nil || rt.Class == httpapi.SharedSecret {
+			continue // a shared-secret route refuses before it reads a body; its area's test sends bodies with the secret
 		}
 		if _, ok := rt.In.(httpapi.Multipart); ok {
 			continue

@@ -1,5 +1,7 @@
 // Package mail sends the service's letters: to the console (and the e-mail
-// log) by default, over SMTP when SMTP_URL is set.
+// log) by default, over SMTP when SMTP_URL is set, or through Resend's HTTP
+// API when RESEND_API_KEY is set. Every letter, its text and HTML parts,
+// is archived in the e-mail log.
 package mail
 
 import (
@@ -42,7 +44,8 @@ type Entry struct {
 	Template   string
 	Subject    string
 	Text       string
-	Status     string // logged (console), sent, failed
+	HTML       string
+	Status     string // logged (console), sent, failed; then what the provider reports: delivered, delayed, bounced, complained
 	ProviderID string
 	CreatedAt  time.Time
 }
@@ -72,7 +75,7 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 		status = "failed"
 	}
 	e := Entry{ID: uuid.Must(uuid.NewV7()).String(), UserID: m.UserID, To: m.To, Template: m.Template,
-		Subject: m.Subject, Text: m.Text, Status: status, ProviderID: id, CreatedAt: ml.Now()}
+		Subject: m.Subject, Text: m.Text, HTML: m.HTML, Status: status, ProviderID: id, CreatedAt: ml.Now()}
 	if lerr := ml.Log.LogEmail(ctx, e); lerr != nil {
 		return lerr
 	}
@@ -82,7 +85,7 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
-// Carrier names the transport: console, smtp. A caller that reports what
+// Carrier names the transport: console, smtp, resend. A caller that reports what
 // became of a letter (e.g. "logged" rather than "sent") reads it.
 func (ml *Mailer) Carrier() string { return ml.T.Name() }
 

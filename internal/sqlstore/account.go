@@ -183,15 +183,15 @@ func (db *DB) VerifyEmail(ctx context.Context, tokenHash string, now int64) erro
 
 // LogEmail writes a row of the e-mail log.
 func (db *DB) LogEmail(ctx context.Context, e mail.Entry) error {
-	_, err := db.writer().Exec(ctx, `INSERT INTO email_log (id, user_id, to_addr, template, subject, body_text, status, provider_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, nullStr(e.UserID), e.To, e.Template, e.Subject, e.Text, e.Status,
-		nullStr(e.ProviderID), e.CreatedAt.UnixMilli())
+	_, err := db.writer().Exec(ctx, `INSERT INTO email_log (id, user_id, to_addr, template, subject, body_text, body_html, status, provider_id,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, nullStr(e.UserID), e.To, e.Template, e.Subject, e.Text, nullStr(e.HTML),
+		e.Status, nullStr(e.ProviderID), e.CreatedAt.UnixMilli(), e.CreatedAt.UnixMilli())
 	return err
 }
 
 // Emails lists the e-mail log, newest first (tests and admin reads).
 func (db *DB) Emails(ctx context.Context, to string) ([]mail.Entry, error) {
-	rows, err := db.read().Query(ctx, `SELECT id, to_addr, template, subject, body_text, status, created_at
+	rows, err := db.read().Query(ctx, `SELECT id, to_addr, template, subject, body_text, body_html, status, provider_id, created_at
 		FROM email_log WHERE to_addr = ? ORDER BY created_at DESC, id DESC`, to)
 	if err != nil {
 		return nil, err
@@ -200,11 +200,12 @@ func (db *DB) Emails(ctx context.Context, to string) ([]mail.Entry, error) {
 	var out []mail.Entry
 	for rows.Next() {
 		var e mail.Entry
+		var html, provider sql.NullString
 		var at int64
-		if err := rows.Scan(&e.ID, &e.To, &e.Template, &e.Subject, &e.Text, &e.Status, &at); err != nil {
+		if err := rows.Scan(&e.ID, &e.To, &e.Template, &e.Subject, &e.Text, &html, &e.Status, &provider, &at); err != nil {
 			return nil, err
 		}
-		e.CreatedAt = msTime(at)
+		e.HTML, e.ProviderID, e.CreatedAt = html.String, provider.String, msTime(at)
 		out = append(out, e)
 	}
 	return out, rows.Err()

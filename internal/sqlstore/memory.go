@@ -1,0 +1,104 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"studio/internal/memory"
+)
+
+// inScope is the condition that keeps a memory in the caller's scope: the
+// house's, or the caller's own.
+const inScope = `organization_id = ? AND (scope = 'house' OR user_id = ?)`
+
+func insertMemory(ctx context.Context, tx *Tx, house string, m memory.Memory) error {
+	owner := ""
+	if m.Scope == memory.ScopeUser {
+		owner = m.UserID
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO memories (id, organization_id, user_id, created_by_user_id, scope, memory_class, kind, statement, confidence,
+		status, evidence_count, supersedes_id, projected, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, house, nullStr(owner), nullStr(m.UserID), m.Scope, m.MemoryClass, m.Kind, m.Statement, m.Confidence, m.Status,
+		m.EvidenceCount, nullPtr(m.SupersedesID), b2i(m.Projected), m.CreatedAt.UnixMilli(), m.UpdatedAt.UnixMilli())
+	return err
+}
+
+// InsertMemory writes a memory of the house.
+func (db *DB) InsertMemory(ctx context.Context, house string, m memory.Memory) error {
+	return insertMemory(ctx, db.writer(), house, m)
+}
+
+// SupersedeMemory marks the active memory id in scope superseded and
+// inserts its successor, in one transaction; NOT_FOUND when id is not
+// active in scope.
+func (db *DB) SupersedeMemory(ctx context.Context, house, user, id string, successor memory.Memory) error {
+	return db.write(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(ctx, `UPDATE memories SET status = 'superseded', updated_at = ? WHERE `+inScope+` AND id = ? AND status = 'active'`,
+			successor.CreatedAt.UnixMilli(), house, user, id)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res); err != nil {
+			return err
+		}
+		return insertMemory(ctx, tx, house, successor)
+	})
+}
+
+// RetireMemory marks the active memory id in scope retired.
+func (db *DB) RetireMemory(ctx context.Context, house, user, id string, at time.Time) (memory.Memory, error) {
+	res, err := db.writer().Exec(ctx, `UPDATE memories SET status = 'retired', updated_at = ? WHERE `+inScope+` AND id = ? AND status = 'active'`,
+		at.UnixMilli(), house, user, id)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	if err := mustAffect(res); err != nil {
+		return memory.Memory{}, err
+	}
+	return db.GetMemory(ctx, house, user, id)
+}
+
+const memoryCols = `id, created_by_user_id, scope, memory_class, kind, statement, confidence, status, evidence_count, supersedes_id, projected, created_at, updated_at`
+
+func scanMemory(row interface{ Scan(...any) error }) (memory.Memory, error) {
+	var m memory.Memory
+	var user, supersedes sql.NullString
+	var projected int
+	var created, updated int64
+	if err := row.Scan(&m.ID, &user, &m.Scope, &m.MemoryClass, &m.Kind, &m.Statement, &m.Confidence, &m.Status, &m.EvidenceCount,
+		&supersedes, &projected, &created, &updated); err != nil {
+		return memory.Memory{}, notFound(err)
+	}
+	m.UserID, m.SupersedesID, m.Projected = user.String, strPtr(supersedes), projected != 0
+	m.CreatedAt.Time, m.UpdatedAt.Time = msTime(created), msTime(updated)
+	return m, nil
+}
+
+// GetMemory returns one memory in the caller's scope.
+func (db *DB) GetMemory(ctx context.Context, house, user, id string) (memory.Memory, error) {
+	return scanMemory(db.read().QueryRow(ctx, `SELECT `+memoryCols+` FROM memories WHERE `+inScope+` AND id = ?`, house, user, id))
+}
+
+// Memories lists the house's memories and the user's own, newest first
+// (at most 1000); only active ones when active is set.
+func (db *DB) Memories(ctx context.Context, house, user string, active bool) ([]memory.Memory, error) {
+	q := `SELECT ` + memoryCols + ` FROM memories WHERE ` + inScope
+	if active {
+		q += ` AND status = 'active'`
+	}
+	rows, err := db.read().Query(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT 1000`, house, user)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []memory.Memory{}
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
