@@ -121,3 +121,6 @@ var (
 	BadCursor     = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
 	TooManyFrames = New(KindInvalid, "TOO_MANY_FRAMES", "The request asks for too many frames.")
 )
+
+// NameRequired is a look's or a model's missing name.
+var NameRequired = New(KindInvalid, "NAME_REQUIRED", "A name is required.")

@@ -84,7 +84,7 @@ const PosturePrefix = "posture:"
 
 // Codes raised by looks.
 var (
-	ErrNameRequired    = errs.New(errs.KindInvalid, "NAME_REQUIRED", "A look needs a name.")
+	ErrNameRequired    = errs.Msg(errs.NameRequired, "A look needs a name.")
 	ErrModelRequired   = errs.New(errs.KindInvalid, "MODEL_REQUIRED", "A look needs a model asset.")
 	ErrItemsRequired   = errs.New(errs.KindInvalid, "ITEMS_REQUIRED", "A look needs at least one piece.")
 	ErrTooManyItems    = errs.New(errs.KindInvalid, "TOO_MANY_ITEMS", "A look takes at most 6 pieces.")
@@ -129,22 +129,25 @@ type Preset struct {
 
 // Look is a composition of the house (SPEC §2 Look).
 type Look struct {
-	ID                string   `json:"id"`
-	OrganizationID    string   `json:"organizationId"`
-	CreatedByUserID   *string  `json:"createdByUserId"`
-	BrandID           *string  `json:"brandId"`
-	Name              string   `json:"name"`
-	ModelAssetID      string   `json:"modelAssetId"`
-	BackgroundAssetID *string  `json:"backgroundAssetId"`
-	Items             []Item   `json:"itemAssetIds"`
-	Preset            Preset   `json:"preset"`
-	Status            Status   `json:"status" enum:"draft,locked"`
-	LookBaseAssetID   *string  `json:"lookBaseAssetId"`
-	LookBaseJobID     *string  `json:"lookBaseJobId"`
-	Variations        []string `json:"variations" description:"The variation keys the look was planned with."`
-	BatchID           *string  `json:"-"`
-	CreatedAt         ts.Time  `json:"createdAt"`
-	UpdatedAt         ts.Time  `json:"updatedAt"`
+	ID                string  `json:"id"`
+	OrganizationID    string  `json:"organizationId"`
+	CreatedByUserID   *string `json:"createdByUserId"`
+	BrandID           *string `json:"brandId"`
+	Name              string  `json:"name"`
+	ModelAssetID      string  `json:"modelAssetId"`
+	BackgroundAssetID *string `json:"backgroundAssetId"`
+	Items             []Item  `json:"itemAssetIds"`
+	Preset            Preset  `json:"preset"`
+	Status            Status  `json:"status" enum:"draft,locked"`
+	LookBaseAssetID   *string `json:"lookBaseAssetId"`
+	LookBaseJobID     *string `json:"lookBaseJobId"`
+	// LookBaseParentAssetID is the look base frame's parent: the collage
+	// of the house's own model the look casts, recorded at lock.
+	LookBaseParentAssetID *string  `json:"lookBaseParentAssetId" description:"The look base frame's parent: the collage of the own model the look casts (its modelAssetId is one of that model's identity assets); null otherwise."`
+	Variations            []string `json:"variations" description:"The variation keys the look was planned with."`
+	BatchID               *string  `json:"-"`
+	CreatedAt             ts.Time  `json:"createdAt"`
+	UpdatedAt             ts.Time  `json:"updatedAt"`
 }
 
 // Variation is one variation frame of a look, joined to its job.
