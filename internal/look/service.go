@@ -33,10 +33,13 @@ type Frame struct {
 }
 
 // State is what a look's rules read besides the look: whether a develop is
-// in flight and the frames its done jobs made (asset id -> job id).
+// in flight, the frames its done jobs made (asset id -> job id) and the
+// collage of the house's own model the look casts ("" when its model asset
+// is in no model's dossier).
 type State struct {
-	InFlight bool
-	Frames   map[string]string
+	InFlight     bool
+	Frames       map[string]string
+	ModelCollage string
 }
 
 // LookJob is a job of a look to insert with its hold.
@@ -447,6 +450,11 @@ func (s *Service) Lock(ctx context.Context, p auth.Principal, id string, in Lock
 			return ErrNotALookFrame
 		}
 		l.Status, l.LookBaseAssetID, l.LookBaseJobID = Locked, &asset, &jobID
+		l.LookBaseParentAssetID = nil
+		if st.ModelCollage != "" {
+			parent := st.ModelCollage
+			l.LookBaseParentAssetID = &parent
+		}
 		l.UpdatedAt = ts.Of(s.now())
 		return nil
 	})

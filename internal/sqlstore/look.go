@@ -18,15 +18,15 @@ import (
 // queued, the standing preset and the posture prefs of each house.
 
 const lookCols = `id, organization_id, created_by_user_id, brand_id, batch_id, name, model_asset_id, items, background,
-	aesthetic, status, look_base_asset_id, look_base_job_id, variation_keys, created_at, updated_at`
+	aesthetic, status, look_base_asset_id, look_base_job_id, variation_keys, created_at, updated_at, look_base_parent_asset_id`
 
 func scanLook(row interface{ Scan(...any) error }) (look.Look, error) {
 	var l look.Look
-	var user, brand, batch, baseAsset, baseJob sql.NullString
+	var user, brand, batch, baseAsset, baseJob, baseParent sql.NullString
 	var items, bg, keys string
 	var created, updated int64
 	if err := row.Scan(&l.ID, &l.OrganizationID, &user, &brand, &batch, &l.Name, &l.ModelAssetID, &items, &bg,
-		&l.Preset.Aesthetic, &l.Status, &baseAsset, &baseJob, &keys, &created, &updated); err != nil {
+		&l.Preset.Aesthetic, &l.Status, &baseAsset, &baseJob, &keys, &created, &updated, &baseParent); err != nil {
 		return look.Look{}, notFound(err)
 	}
 	if err := json.Unmarshal([]byte(items), &l.Items); err != nil {
@@ -42,7 +42,7 @@ func scanLook(row interface{ Scan(...any) error }) (look.Look, error) {
 		l.Variations = []string{}
 	}
 	l.CreatedByUserID, l.BrandID, l.BatchID = strPtr(user), strPtr(brand), strPtr(batch)
-	l.LookBaseAssetID, l.LookBaseJobID = strPtr(baseAsset), strPtr(baseJob)
+	l.LookBaseAssetID, l.LookBaseJobID, l.LookBaseParentAssetID = strPtr(baseAsset), strPtr(baseJob), strPtr(baseParent)
 	if l.Preset.Background.Kind == "asset" {
 		id := l.Preset.Background.AssetID
 		l.BackgroundAssetID = &id
@@ -97,10 +97,10 @@ func (db *DB) InsertLooks(ctx context.Context, looks []look.Look) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO looks (`+lookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			if _, err := tx.Exec(ctx, `INSERT INTO looks (`+lookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				l.ID, l.OrganizationID, nullPtr(l.CreatedByUserID), nullPtr(l.BrandID), nullPtr(l.BatchID), l.Name, l.ModelAssetID,
 				items, bg, l.Preset.Aesthetic, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID), keys,
-				l.CreatedAt.UnixMilli(), l.UpdatedAt.UnixMilli()); err != nil {
+				l.CreatedAt.UnixMilli(), l.UpdatedAt.UnixMilli(), nullPtr(l.LookBaseParentAssetID)); err != nil {
 				return err
 			}
 		}
@@ -196,20 +196,40 @@ func (db *DB) UpdateLook(ctx context.Context, house, id string, edit func(*look.
 		if err != nil {
 			return err
 		}
+		if st.ModelCollage, err = modelCollageTx(ctx, tx, house, l.ModelAssetID); err != nil {
+			return err
+		}
 		before := l
 		if err := edit(&l, st); err != nil {
 			return err
 		}
 		out = l
-		if l.Status == before.Status && l.UpdatedAt == before.UpdatedAt && sameStr(l.LookBaseAssetID, before.LookBaseAssetID) {
+		if l.Status == before.Status && l.UpdatedAt == before.UpdatedAt && sameStr(l.LookBaseAssetID, before.LookBaseAssetID) &&
+			sameStr(l.LookBaseParentAssetID, before.LookBaseParentAssetID) {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `UPDATE looks SET status = ?, look_base_asset_id = ?, look_base_job_id = ?, updated_at = ?
-			WHERE organization_id = ? AND id = ?`, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID),
-			l.UpdatedAt.UnixMilli(), house, id)
+		_, err = tx.Exec(ctx, `UPDATE looks SET status = ?, look_base_asset_id = ?, look_base_job_id = ?, look_base_parent_asset_id = ?,
+			updated_at = ? WHERE organization_id = ? AND id = ?`, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID),
+			nullPtr(l.LookBaseParentAssetID), l.UpdatedAt.UnixMilli(), house, id)
 		return err
 	})
 	return out, err
+}
+
+// modelCollageTx names the live collage of the house's own model whose
+// dossier holds the asset a look casts as its model ("" when none does):
+// the look base frame's parent (SPEC §3 Look). When several models hold
+// the asset, the newest wins.
+func modelCollageTx(ctx context.Context, tx *Tx, house, assetID string) (string, error) {
+	var collage string
+	err := tx.QueryRow(ctx, `SELECT c.asset_id FROM house_model_assets d
+		JOIN house_model_assets c ON c.organization_id = d.organization_id AND c.model_id = d.model_id AND c.role = 'collage'
+		JOIN assets a ON a.organization_id = c.organization_id AND a.id = c.asset_id AND a.deleted_at IS NULL
+		WHERE d.organization_id = ? AND d.asset_id = ? ORDER BY d.model_id DESC LIMIT 1`, house, assetID).Scan(&collage)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return collage, err
 }
 
 func sameStr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
