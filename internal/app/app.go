@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/blob"
 	"studio/internal/blob/s3"
+	"studio/internal/casting"
 	"studio/internal/chat"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
@@ -53,22 +55,23 @@ const Version = "1.0.0"
 
 // App is the wired service.
 type App struct {
-	Config Config
-	DB     *sqlstore.DB
-	Blobs  blob.Store
-	Server *httpapi.Server
-	Events *events.Broker  // publish committed changes here, after commit
-	Relay  *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
-	Jobs   *job.Service
-	Judge  *judge.Service   // verdicts, redraws, takes, standing notes, opinions; JudgeNext is the judging step
-	Pool   *worker.Pool     // the workers; they run only when RunWorkers is called
-	Packs  *pack.Service    // batch downloads; its builder runs beside the workers
-	Shares *share.Service   // share links and reviewer marks
-	Hooks  *webhook.Service // outbound webhook endpoints; its senders run beside the workers
-	Desk   *support.Service // the help desk; its screenshot sweep runs beside the workers
-	Engine engine.Engine    // what the workers develop with
-	Limits *ratelimit.Limiter
-	Log    *slog.Logger
+	Config  Config
+	DB      *sqlstore.DB
+	Blobs   blob.Store
+	Server  *httpapi.Server
+	Events  *events.Broker  // publish committed changes here, after commit
+	Relay   *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
+	Jobs    *job.Service
+	Judge   *judge.Service   // verdicts, redraws, takes, standing notes, opinions; JudgeNext is the judging step
+	Pool    *worker.Pool     // the workers; they run only when RunWorkers is called
+	Packs   *pack.Service    // batch downloads; its builder runs beside the workers
+	Shares  *share.Service   // share links and reviewer marks
+	Hooks   *webhook.Service // outbound webhook endpoints; its senders run beside the workers
+	Casting *casting.Service // the casting board; Import loads catalogue faces
+	Desk    *support.Service // the help desk; its screenshot sweep runs beside the workers
+	Engine  engine.Engine    // what the workers develop with
+	Limits  *ratelimit.Limiter
+	Log     *slog.Logger
 }
 
 // Options adjust what New builds; the zero value is production.
@@ -182,6 +185,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
+	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -201,6 +205,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Shares:   shares,
 		Hooks:    hooks,
 		Judge:    judges,
+		Casting:  cast,
 		Chat:     assistant,
 		Memory:   memories,
 		Support:  desk,
@@ -210,7 +215,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ping: db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
-		Shares: shares, Hooks: hooks, Desk: desk, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Desk: desk, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -222,6 +227,22 @@ func Migrate(ctx context.Context, cfg Config) (string, error) {
 		return "", err
 	}
 	return db.Engine().String(), db.Close()
+}
+
+// ImportModels loads the catalogue faces the manifest of dir describes
+// (`studio models import DIR`). It opens only the database and the blob
+// store, and names how many faces it wrote.
+func ImportModels(ctx context.Context, cfg Config, dir string) (int, error) {
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return 0, err
+	}
+	blobs, err := openBlobs(ctx, cfg.BlobURL, cfg.DataDir)
+	if err != nil {
+		return 0, errors.Join(err, db.Close())
+	}
+	n, err := casting.NewService(db, casting.Options{Blobs: blobs}).Import(ctx, os.DirFS(dir))
+	return n, errors.Join(err, db.Close(), blobs.Close())
 }
 
 // Close ends the job sockets and releases the event relay, the database

@@ -82,4 +82,5 @@ var tagDescriptions = map[string]string{
 	"memory":  "What the studio remembers: statements shared by the house or kept by one user, corrected by successors, retired with their history kept.",
 	"email":   "The service's letters: drip letters sent once per key, and the e-mail provider's signed delivery events.",
 	"support": "The help desk: tickets and their threads, screenshots behind expiring signed links, escalations from the support bridge.",
+	"models":  "The casting board: the house's own models and the catalogue of the service's faces.",
 }

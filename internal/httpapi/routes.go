@@ -27,5 +27,6 @@ func (s *Server) table() []Route {
 		s.memoryRoutes(),        // SPEC §4.13: the studio's memory
 		s.supportRoutes(),       // SPEC §4.14: the help desk
 		s.lettersRoutes(),       // SPEC §4.14, DECISIONS §10: drip letters, the e-mail provider's webhook
+		s.modelsRoutes(),        // SPEC §4.10: the casting board (checkout comes with billing)
 	)
 }

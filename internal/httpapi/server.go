@@ -14,6 +14,7 @@ import (
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/auth"
+	"studio/internal/casting"
 	"studio/internal/chat"
 	"studio/internal/errs"
 	"studio/internal/events"
@@ -58,6 +59,7 @@ type Services struct {
 	Memory   *memory.Service             // what the studio remembers for the house and each user
 	Support  *support.Service            // the help desk: tickets, screenshots, escalations
 	Letters  *letters.Service            // drip letters and the e-mail provider's delivery webhook
+	Casting  *casting.Service            // the casting board: own models and the catalogue's faces
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

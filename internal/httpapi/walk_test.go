@@ -58,7 +58,7 @@ type walkArea struct {
 var areas = []walkArea{
 	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
 	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk,
-	chatWalk, memoryWalk, supportWalk, lettersWalk,
+	chatWalk, memoryWalk, supportWalk, lettersWalk, modelsWalk,
 }
 
 // The merged walk, by route pattern.
