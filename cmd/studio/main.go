@@ -2,6 +2,7 @@
 //
 //	studio serve     run the HTTP API (and, later, the workers)
 //	studio migrate   apply the database migrations and exit
+//	studio models import DIR   load catalogue faces from a folder (manifest.json and images)
 //	studio version   print the version
 package main
 
@@ -38,6 +39,7 @@ commands:
   serve     run the HTTP API (and the workers) on the embedded defaults or the configured stores
   worker    run only the workers that develop queued jobs
   migrate   apply the database migrations and exit
+  models    "models import DIR": load the catalogue's faces from a folder of images and its manifest.json
   version   print the version
 
 Run "studio serve --help" for the settings.
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return work(ctx, args, getenv, stdout)
 	case "migrate":
 		return migrate(ctx, args, getenv, stdout)
+	case "models":
+		return models(ctx, args, getenv, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -145,5 +149,33 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	fmt.Fprintf(stdout, "migrations applied (%s)\n", engine)
+	return nil
+}
+
+func models(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("models import DIR", stdout, "Loads the catalogue's faces from DIR: a manifest.json naming each face (key, name,\n"+
+		"tier free|sale|exclusive, priceCents, currency, images, traits) beside its images.\n"+
+		"A key imported again is updated in place. Every face and image is checked before\n"+
+		"anything is written. README \"Loading the catalogue\" documents the manifest.")
+	if len(args) == 0 || args[0] != "import" {
+		fs.Usage()
+		return errors.New(`usage: studio models import DIR`)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New(`usage: studio models import DIR`)
+	}
+	cfg, err := app.Load(getenv)
+	if err != nil {
+		return err
+	}
+	n, err := app.ImportModels(ctx, cfg, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d faces imported\n", n)
 	return nil
 }
