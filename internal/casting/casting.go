@@ -16,6 +16,7 @@
 package casting
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -157,20 +158,7 @@ type Model struct {
 
 // ImageURL is where the n-th image of a model is served (0 is the cover).
 func ImageURL(id string, n int) string {
-	return "/api/toolkit/models/" + id + "/image?n=" + itoa(n)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
+	return "/api/toolkit/models/" + id + "/image?n=" + strconv.Itoa(n)
 }
 
 // urls fills the cover and previews from the number of images.
