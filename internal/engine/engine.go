@@ -87,8 +87,13 @@ func MemoryCost(r Request) int64 {
 	return n
 }
 
-// Param returns the trimmed option name, or "" when it is absent.
+// Param returns the trimmed option name, or "" when it is absent or the
+// tool does not declare it (Options): an option name no tool reads is kept
+// on the job but never changes what an engine does (DECISIONS §10).
 func (r Request) Param(name string) string {
+	if !Declared(r.Tool, name) {
+		return ""
+	}
 	return strings.TrimSpace(r.Params[name])
 }
 
@@ -228,4 +233,46 @@ func (c chain) Run(ctx context.Context, r Request) (Result, error) {
 		}
 	}
 	return Result{}, Unsupported(c.Name(), r.Tool)
+}
+
+// Noter is an engine that says, in one line, what it makes of a tool it
+// performs only as a proof or a composite (DECISIONS §10): the local
+// engine's try-on and look frames. Note is "" for a tool it performs fully.
+type Noter interface {
+	Note(tool string) string
+}
+
+// Serving returns the engine within e that performs tool (for a chain,
+// the first that can), or nil when none can.
+func Serving(e Engine, tool string) Engine {
+	if c, ok := e.(chain); ok {
+		for _, x := range c {
+			if s := Serving(x, tool); s != nil {
+				return s
+			}
+		}
+		return nil
+	}
+	if e == nil || !e.Can(tool) {
+		return nil
+	}
+	return e
+}
+
+// Provider names, for the wire, the engine within e that performs tool:
+// local, fal or image-api ("" when none can), and its note on the tool.
+// The local engine's lookbook tool is the local engine.
+func Provider(e Engine, tool string) (name, note string) {
+	s := Serving(e, tool)
+	if s == nil {
+		return "", ""
+	}
+	if n, ok := s.(Noter); ok {
+		note = n.Note(tool)
+	}
+	name = s.Name()
+	if name == Lookbook {
+		name = Local
+	}
+	return name, note
 }

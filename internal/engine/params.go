@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -171,7 +172,8 @@ var roles = map[string]struct{ required, optional []string }{
 
 // Validate checks what every engine checks before it works or spends: a
 // known tier, a sane shape, the tool's required roles with non-empty bytes,
-// and well-formed options. Its errors are input faults.
+// and its options (CheckOptions: the same check the submit makes). Its
+// errors are input faults.
 func Validate(r Request) error {
 	if !r.Tier.Valid() {
 		return InputError(r.Tool, fmt.Sprintf("Unknown quality %q; use 1k, 2k or 4k.", r.Tier), nil)
@@ -197,58 +199,18 @@ func Validate(r Request) error {
 			}
 		}
 	}
-	if s := r.Param("aspect"); s != "" {
-		if _, err := ParseAspect(s); err != nil {
-			return InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
+	params := r.Params
+	if r.Shape != nil && strings.TrimSpace(params["aspect"]) == "" && Declared(r.Tool, "aspect") {
+		// An output shape stands for the aspect.
+		params = maps.Clone(params)
+		if params == nil {
+			params = map[string]string{}
 		}
+		params["aspect"] = r.Shape.Aspect().String()
 	}
-	switch r.Tool {
-	case "reframe":
-		if r.Shape == nil && r.Param("aspect") == "" {
-			return InputError(r.Tool, "Reframe needs an aspect option (like 4:5) or an output destination.", nil)
-		}
-		switch r.Param("fill") {
-		case "", "auto", "extend", "blur":
-		default:
-			return InputError(r.Tool, "The fill option is auto, extend or blur.", nil)
-		}
-	case "packshot":
-		switch bg := r.Param("bg"); bg {
-		case "", "white":
-		case "image":
-			if _, has := r.Input("background"); !has {
-				return InputError(r.Tool, "A packshot with bg=image needs an input in the background role.", nil)
-			}
-		default:
-			if _, err := ParseColor(bg); err != nil {
-				return InputError(r.Tool, "The bg option is white, image or a colour like #f4f1ea.", err)
-			}
-		}
-	case "camera-lens":
-		if s := r.Param("lens"); s != "" {
-			if _, err := ParseLens(s); err != nil {
-				return InputError(r.Tool, "The lens option is macro or a focal length like 85mm.", err)
-			}
-		}
-	case "color-change":
-		if _, err := ParseColor(r.Param("color")); err != nil {
-			return InputError(r.Tool, "Color-change needs a color option like #1f3a5f.", err)
-		}
-	case "fit-adjust":
-		if _, err := ParseFit(r.Param("fit")); err != nil {
-			return InputError(r.Tool, "Fit-adjust needs a fit option: fitted, regular, loose or oversized.", err)
-		}
-	case "generate-character":
-		if _, has := r.Input("image"); !has && r.Param("prompt") == "" {
-			return InputError(r.Tool, "Generate-character needs a prompt option or an image.", nil)
-		}
-	}
-	for _, name := range []string{"strength"} {
-		if s := r.Param(name); s != "" {
-			if _, err := ParseStrength(s); err != nil {
-				return InputError(r.Tool, "The strength option is a number from 0 to 1, or light, medium or strong.", err)
-			}
-		}
+	if err := CheckOptions(r.Tool, params, func(role string) bool { _, ok := r.Input(role); return ok }); err != nil {
+		e, _ := errors.AsType[*OptionError](err)
+		return InputError(r.Tool, e.Reason(), err)
 	}
 	return nil
 }

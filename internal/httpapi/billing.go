@@ -5,6 +5,7 @@ import (
 
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/job"
 	"studio/internal/ledger"
 )
 
@@ -17,9 +18,10 @@ func (s *Server) balance(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, b)
 }
 
-// catalog answers the live price list.
+// catalog answers the live price list, each tool with its engine, options
+// and note (DECISIONS §10).
 func (s *Server) catalog(w http.ResponseWriter, r *http.Request) error {
-	return encode(w, http.StatusOK, s.svc.Ledger.Catalog())
+	return encode(w, http.StatusOK, s.svc.Jobs.Catalog())
 }
 
 // grantTokens credits the grant part of a user's personal house.
@@ -41,7 +43,7 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "GET", Path: "/api/toolkit/ai/billing/balance", Class: KeyOrSession, Tag: "billing", Summary: "The house's token balance and open holds",
 			Out: []Out{{Status: 200, Body: ledger.Balance{}}}, Errors: []*errs.Error{errs.Forbidden}, Handler: s.balance},
 		{Method: "GET", Path: "/api/toolkit/ai/billing/catalog", Class: KeyOrSession, Tag: "billing", Summary: "The live price list: tools by tier, flat lanes, text tools, plans and top-up packs",
-			Out: []Out{{Status: 200, Body: ledger.Catalog{}}}, Handler: s.catalog},
+			Out: []Out{{Status: 200, Body: job.Catalog{}}}, Handler: s.catalog},
 		{Method: "POST", Path: "/api/toolkit/admin/grant-tokens", Class: PlatformAdmin, Tag: "admin", Summary: "Grant tokens to the personal house of a user",
 			In: ledger.GrantRequest{}, Out: []Out{{Status: 200, Body: ledger.Granted{}}},
 			Errors: []*errs.Error{ledger.ErrUserRequired, ledger.ErrBadTokens, ledger.ErrUserNotFound}, Handler: s.grantTokens},

@@ -12,6 +12,7 @@ import (
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
+	"studio/internal/job"
 	"studio/internal/ledger"
 )
 
@@ -170,6 +171,26 @@ func TestBillingCatalog(t *testing.T) {
 		wantPacks := []ledger.TopUpPack{{Tokens: 100, PriceUSD: 12}, {Tokens: 500, PriceUSD: 50}, {Tokens: 2000, PriceUSD: 180}}
 		if !reflect.DeepEqual(got.Plans, wantPlans) || !reflect.DeepEqual(got.TopUps, wantPacks) {
 			t.Errorf("plans %+v, packs %+v", got.Plans, got.TopUps)
+		}
+		// Each tool names the engine that performs it here (null for none),
+		// its options and, for a proof or a composite, a note.
+		var withOptions struct{ Tools []job.CatalogTool }
+		res.JSON(t, &withOptions)
+		tools := map[string]job.CatalogTool{}
+		for _, ct := range withOptions.Tools {
+			tools[ct.Tool] = ct
+		}
+		if ct := tools["color-change"]; ct.Engine == nil || *ct.Engine != "local" || len(ct.Options) == 0 || ct.Options[0].Name != "color" ||
+			!ct.Options[0].Required || ct.Options[0].Legal[0] != "#rrggbb" || ct.Note != "" {
+			t.Errorf("color-change %+v", ct)
+		}
+		if ct := tools["generate-character"]; ct.Engine != nil || len(ct.Options) == 0 {
+			t.Errorf("generate-character %+v; want no engine here, and its options", ct)
+		}
+		for _, tool := range []string{"tryon", "lookbook"} {
+			if ct := tools[tool]; ct.Engine == nil || *ct.Engine != "local" || ct.Note == "" {
+				t.Errorf("%s %+v; want the local engine's note", tool, ct)
+			}
 		}
 		if res := a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", apptest.Anonymous, nil); res.Status != 401 || res.Code != "UNAUTHORIZED" {
 			t.Errorf("anonymous: %d %s", res.Status, res.Body)

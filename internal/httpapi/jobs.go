@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"strings"
 
 	"studio/internal/asset"
 	"studio/internal/auth"
+	"studio/internal/engine"
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
@@ -137,6 +139,48 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 	return in, nil
 }
 
+// submitDescription documents the submit's options, tool by tool, from
+// their one declaration (engine.Options).
+func submitDescription() string {
+	var b strings.Builder
+	b.WriteString("Queues one develop: the tool's price at the quality is held before it is queued, settled when the frame " +
+		"lands and released if it fails. Inputs go in fields named by their role (image, model, garment, background, mask). " +
+		"Every other text field is an option of the tool. A value outside an option's legal ones, or a required option " +
+		"left out, is 400 BAD_OPTION with `option` and `legal`; a value that needs an input the form lacks (packshot " +
+		"bg=image without a background) is 422 NO_INPUTS with `option` and `role`; either way nothing is held or stored. " +
+		"An option name the tool does not read is kept on the job and changes nothing. Every tool takes `runId` (any text): " +
+		"frames sent with the same runId are one develop run. list_capabilities (MCP) and the billing catalog list the " +
+		"options the engine configured here reads.\n\nThe options each tool reads:\n")
+	for _, tool := range job.SubmitTools() {
+		fmt.Fprintf(&b, "\n- **%s**", tool)
+		n := 0
+		for _, o := range engine.Options(tool) {
+			if o.Internal || o.ReadBy(engine.Service) {
+				continue
+			}
+			n++
+			fmt.Fprintf(&b, "\n  - `%s` (%s", o.Name, o.Type)
+			if len(o.Legal) > 0 {
+				fmt.Fprintf(&b, ": %s", strings.Join(o.Legal, " | "))
+			}
+			if o.Default != "" {
+				fmt.Fprintf(&b, "; default %s", o.Default)
+			}
+			if o.Required {
+				b.WriteString("; required")
+			}
+			if !o.ReadBy(engine.Local) || !o.ReadBy(engine.Fal) {
+				fmt.Fprintf(&b, "; read by the %s engine", strings.Join(o.Engines, " and "))
+			}
+			fmt.Fprintf(&b, "): %s", o.Description)
+		}
+		if n == 0 {
+			b.WriteString(": no options.")
+		}
+	}
+	return b.String()
+}
+
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	jobs, err := s.svc.Jobs.Since(r.Context(), auth.From(r.Context()), queryOf[JobsQuery](r).Since)
 	if err != nil {
@@ -189,17 +233,17 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) error {
 // jobsRoutes are the routes of Jobs and runs (SPEC §4.5).
 func (s *Server) jobsRoutes() []Route {
 	return []Route{
-		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop",
+		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop", Description: submitDescription(),
 			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
 			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
-				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed}, Handler: s.submitJob},
+				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs}, Handler: s.submitJob},
 		{Method: "GET", Path: "/api/toolkit/jobs", Class: KeyOrSession, Tag: "jobs", Summary: "Jobs changed since an event cursor, ascending by eventSeq", Heavy: true,
 			Query: JobsQuery{}, Out: []Out{{Status: 200, Body: JobsBody{}}}, Errors: []*errs.Error{job.ErrBadSince}, Handler: s.listJobs},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a queued job and release its hold",
 			Out: []Out{{Status: 200, Body: job.CancelResult{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.cancelJob},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/duplicate", Class: KeyOrSession, Tag: "jobs", Summary: "Develop a job again with a fresh hold",
 			In: DuplicateRequest{}, Out: []Out{{Status: 202, Body: Duplicated{}}},
-			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, job.ErrUnknownToolRun, job.ErrNoInputs, job.ErrKeyReused, job.ErrKeyTooLong}, Handler: s.duplicateJob},
+			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, job.ErrUnknownToolRun, job.ErrNoInputs, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrBadOption}, Handler: s.duplicateJob},
 		{Method: "GET", Path: "/api/toolkit/develops", Class: KeyOrSession, Tag: "jobs", Summary: "Develop runs, newest first", Heavy: true,
 			Query: RunsQuery{}, Out: []Out{{Status: 200, Body: RunsBody{}}}, Errors: []*errs.Error{job.ErrBadState, job.ErrBadLimit}, Handler: s.listRuns},
 		{Method: "POST", Path: "/api/toolkit/develops/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a run's queued frames",

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
+	"studio/internal/engine"
 	"studio/internal/job"
 	"studio/internal/ledger"
 )
@@ -112,6 +114,11 @@ func TestJobSubmit(t *testing.T) {
 			{"bad quality", member, submitForm(t, "upscale", "image", img, "quality", "8k"), 400, "BAD_QUALITY"},
 			{"too large", member, submitForm(t, "upscale", "image", big), 413, "IMAGE_TOO_LARGE"},
 			{"no engine performs it", member, submitForm(t, "generate-character", "image", img), 503, "FAL_NOT_CONFIGURED"},
+			{"color=blue", member, submitForm(t, "color-change", "image", img, "color", "blue"), 400, "BAD_OPTION"},
+			{"a required option left out", member, submitForm(t, "fit-adjust", "image", img), 400, "BAD_OPTION"},
+			{"an enum value outside", member, submitForm(t, "reframe", "image", img, "aspect", "4:5", "fill", "mirror"), 400, "BAD_OPTION"},
+			{"bg=image without a background", member, submitForm(t, "packshot", "image", img, "bg", "image"), 422, "NO_INPUTS"},
+			{"an unknown option name is kept", member, submitForm(t, "upscale", "image", img, "vibe", "sunny"), 202, ""},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +133,17 @@ func TestJobSubmit(t *testing.T) {
 				}
 			})
 		}
+		t.Run("BAD_OPTION names the option and its legal form", func(t *testing.T) {
+			res := a.Do(t, "POST", "/api/toolkit/jobs/submit", member, submitForm(t, "color-change", "image", img, "color", "blue"))
+			m := res.Map(t)
+			if legal, _ := m["legal"].([]any); m["option"] != "color" || len(legal) != 1 || legal[0] != "#rrggbb" {
+				t.Errorf("body %s; want option color, legal [#rrggbb]", res.Body)
+			}
+			res = a.Do(t, "POST", "/api/toolkit/jobs/submit", member, submitForm(t, "packshot", "image", img, "bg", "image"))
+			if m := res.Map(t); m["option"] != "bg" || m["role"] != "background" {
+				t.Errorf("body %s; want option bg, role background", res.Body)
+			}
+		})
 		t.Run("a refused submit names the legal tools", func(t *testing.T) {
 			res := a.Do(t, "POST", "/api/toolkit/jobs/submit", member, submitForm(t, "levitate", "image", img))
 			if legal, _ := res.Map(t)["legal"].([]any); len(legal) < 10 {
@@ -377,6 +395,22 @@ func TestJobDuplicate(t *testing.T) {
 		if res := a.Do(t, "POST", "/api/toolkit/jobs/"+ghost.ID+"/duplicate", fk, nil); res.Status != 422 || res.Code != "UNKNOWN_TOOL" {
 			t.Errorf("a tool no engine offers: %d %s; want 422 UNKNOWN_TOOL", res.Status, res.Body)
 		}
+		// A frame stored before its options were checked is checked when
+		// it is developed again: refused, nothing held.
+		live := submitJob(t, a, fk, "upscale")
+		lj, _ := a.DB.Job(context.Background(), fresh.HouseID, live)
+		old := job.Job{ID: "01900000-0000-7000-8000-000000000002", Tool: "color-change", Status: job.Done, HouseID: fresh.HouseID,
+			UserID: fresh.ID, Tier: ledger.Tier1K, Params: map[string]string{"color": "blue"}, Inputs: lj.Inputs, Fingerprint: "y", Cost: 3}
+		if _, _, err := a.DB.SubmitJob(context.Background(), old); err != nil {
+			t.Fatal(err)
+		}
+		held := houseBalance(t, a, fresh.HouseID).Held
+		if res := a.Do(t, "POST", "/api/toolkit/jobs/"+old.ID+"/duplicate", fk, nil); res.Status != 400 || res.Code != "BAD_OPTION" || res.Map(t)["option"] != "color" {
+			t.Errorf("a frame with an illegal option: %d %s; want 400 BAD_OPTION", res.Status, res.Body)
+		}
+		if b := houseBalance(t, a, fresh.HouseID); b.Held != held {
+			t.Errorf("a refused duplicate held %d tokens", b.Held-held)
+		}
 	})
 }
 
@@ -465,4 +499,33 @@ func TestDuplicateLookFrame(t *testing.T) {
 			t.Errorf("held %d -> %d; want a fresh hold of 8", before.Held, after.Held)
 		}
 	})
+}
+
+// TestSubmitDocumentsOptions: the submit's description in /openapi.json
+// names every option each tool reads, from the one declaration.
+func TestSubmitDocumentsOptions(t *testing.T) {
+	a := apptest.New(t, apptest.Engines(t)[0])
+	owner := a.SignUp(t, "owner")
+	var doc struct {
+		Paths map[string]map[string]struct{ Description string }
+	}
+	a.Do(t, "GET", "/openapi.json", a.Key(t, owner, "viewer"), nil).JSON(t, &doc)
+	desc := doc.Paths["/api/toolkit/jobs/submit"]["post"].Description
+	for _, tool := range job.SubmitTools() {
+		section := desc[strings.Index(desc, "**"+tool+"**"):]
+		if i := strings.Index(section[2:], "\n- **"); i >= 0 {
+			section = section[:i+2]
+		}
+		for _, o := range engine.Options(tool) {
+			if o.Internal || o.ReadBy(engine.Service) {
+				continue
+			}
+			if !strings.Contains(section, "`"+o.Name+"`") || (len(o.Legal) > 0 && !strings.Contains(section, o.Legal[0])) {
+				t.Errorf("the submit's description does not document %s's %s: %q", tool, o.Name, section)
+			}
+		}
+	}
+	if !strings.Contains(desc, "BAD_OPTION") || !strings.Contains(desc, "runId") {
+		t.Errorf("description %q", desc)
+	}
 }

@@ -395,6 +395,23 @@ func TestMCPClient(t *testing.T) {
 			if !reflect.DeepEqual(upscale, want) {
 				t.Errorf("upscale prices %v; want %v", upscale, want)
 			}
+			// Each tool gains its engine and options, and a note where the
+			// local engine only composes it (DECISIONS §10).
+			tools := map[string]map[string]any{}
+			for _, tool := range out["tools"].([]any) {
+				tools[tool.(map[string]any)["tool"].(string)] = tool.(map[string]any)
+			}
+			cc := tools["color-change"]
+			opts, _ := cc["options"].([]any)
+			if cc["engine"] != "local" || len(opts) == 0 || opts[0].(map[string]any)["name"] != "color" || opts[0].(map[string]any)["required"] != true {
+				t.Errorf("color-change %v", cc)
+			}
+			if tools["tryon"]["note"] == nil || tools["upscale"]["note"] != nil {
+				t.Errorf("notes: tryon %v, upscale %v; want a note on the composite only", tools["tryon"]["note"], tools["upscale"]["note"])
+			}
+			if _, ok := tools["generate-character"]; ok {
+				t.Error("generate-character is listed though no engine here performs it")
+			}
 		})
 		balanceOverHTTP := func(t *testing.T) map[string]any {
 			t.Helper()
@@ -499,6 +516,10 @@ func TestMCPClient(t *testing.T) {
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": second.ID}, "idempotencyKey": "mcp-first"}, "IDEMPOTENCY_KEY_REUSED")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": []string{first.ID}}}, "BAD_ARGUMENTS")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"bg": map[string]any{}}}, "BAD_ARGUMENTS")
+			if msg := c.refused(t, "start_develop", map[string]any{"tool": "color-change", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"color": "blue"}}, "BAD_OPTION"); !strings.Contains(msg, "#rrggbb") {
+				t.Errorf("refusal %q; want the legal form named", msg)
+			}
+			c.refused(t, "start_develop", map[string]any{"tool": "packshot", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"bg": "image"}}, "NO_INPUTS")
 
 			// 4 tokens are held; three 4k try-ons hold 54 of the 56 left, a fourth needs 18.
 			tryon := func(key string) map[string]any {

@@ -23,21 +23,23 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 		if mp, ok := rt.In.(Multipart); ok {
 			op.Body, op.Form = nil, mp.Form
 		}
+		note := ""
 		switch rt.Class {
 		case KeyOrSession:
 			op.Security = []string{openapi.SchemeKey, openapi.SchemeSession}
 		case SessionOnly:
 			op.Security = []string{openapi.SchemeSession}
-			op.Description = "Needs a session cookie; an API key is answered 401."
+			note = "Needs a session cookie; an API key is answered 401."
 		case PlatformAdmin:
 			op.Security = []string{openapi.SchemeSession}
-			op.Description = "Platform admins only: a session whose e-mail is on the service's admin list. An API key never passes."
+			note = "Platform admins only: a session whose e-mail is on the service's admin list. An API key never passes."
 		case SharedSecret:
-			op.Description = "Takes no API key or session: the handler checks a shared secret the caller sends in a header."
+			note = "Takes no API key or session: the handler checks a shared secret the caller sends in a header."
 		case Reviewer:
-			op.Description = "Takes no API key or session: the share link's 256-bit token in the path is the authority. " +
+			note = "Takes no API key or session: the share link's 256-bit token in the path is the authority. " +
 				"An expired, revoked or unknown token answers the one 404."
 		}
+		op.Description = strings.TrimSpace(rt.Description + "\n\n" + note)
 		if rt.Extension {
 			op.Extension = true
 			op.Description = strings.TrimSpace(op.Description + " " + extensionNote)

@@ -36,7 +36,10 @@ type Route struct {
 	Class   Class
 	Tag     string
 	Summary string
-	Query   any           // a struct whose `query` tags document the query string
+	// Description is the operation's longer text in the document (markdown);
+	// the credential class adds its own note after it.
+	Description string
+	Query       any           // a struct whose `query` tags document the query string
 	In      any           // the JSON request body type, or Multipart{...}
 	Out     []Out         // success answers
 	Errors  []*errs.Error // the error codes the route answers, besides the ones its class and shape imply

@@ -104,6 +104,9 @@ var (
 	// ErrLeaseLost refuses a worker's settle, fail or release of a job it
 	// no longer holds (the rescuer requeued it); no route answers it.
 	ErrLeaseLost = errs.New(errs.KindConflict, "LEASE_LOST", "The worker no longer holds this job.")
+	// ErrBadOption refuses an option value outside the tool's legal ones,
+	// or a required option left out; it carries option and legal.
+	ErrBadOption = errs.New(errs.KindInvalid, "BAD_OPTION", "An option of the tool has a value it does not take.")
 )
 
 // Roles are the input roles each submit tool takes (DECISIONS §5): the

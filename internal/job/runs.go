@@ -132,6 +132,9 @@ func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempoten
 	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
 		return Receipt{}, ErrNoInputs
 	}
+	if err := CheckOptions(src.Tool, src.Params, src.Inputs); err != nil {
+		return Receipt{}, err
+	}
 	ids := make([]string, len(src.Inputs))
 	digests := make([]string, len(src.Inputs))
 	for i, in := range src.Inputs {

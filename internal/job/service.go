@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/auth"
+	"studio/internal/engine"
 	"studio/internal/errs"
 	"studio/internal/ledger"
 	"studio/internal/ts"
@@ -57,11 +58,6 @@ type Assets interface {
 // other roles (image, mask, base, item) get no kind.
 var roleKinds = map[string]string{"model": "model", "garment": "clothes", "background": "background"}
 
-// Engines tells which tools the configured engines can perform.
-type Engines interface {
-	Can(tool string) bool
-}
-
 // Notifier tells listeners that a job changed, after the change committed.
 type Notifier interface {
 	JobChanged(ctx context.Context, j Job)
@@ -71,14 +67,14 @@ type Notifier interface {
 type Service struct {
 	store   Store
 	assets  Assets
-	engines Engines
+	engines engine.Engine
 	prices  ledger.Prices
 	notify  Notifier
 	now     func() time.Time
 }
 
 // NewService returns the job service.
-func NewService(store Store, assets Assets, engines Engines, prices ledger.Prices, notify Notifier, now func() time.Time) *Service {
+func NewService(store Store, assets Assets, engines engine.Engine, prices ledger.Prices, notify Notifier, now func() time.Time) *Service {
 	return &Service{store: store, assets: assets, engines: engines, prices: prices, notify: notify, now: now}
 }
 
@@ -109,10 +105,15 @@ type Receipt struct {
 	IdempotencyKey string
 }
 
-// Capability is a tool the engines can perform, with its price per tier.
+// Capability is a tool the engines can perform, with its price per tier,
+// the engine that serves it, its options and, for a tool the local engine
+// performs only as a proof or a composite, a note (DECISIONS §10).
 type Capability struct {
-	Tool   string      `json:"tool"`
-	Prices []TierPrice `json:"prices"`
+	Tool    string       `json:"tool"`
+	Prices  []TierPrice  `json:"prices"`
+	Engine  string       `json:"engine" enum:"local,fal,image-api" description:"The configured engine that performs the tool."`
+	Options []OptionSpec `json:"options" description:"The options the tool reads, sent as params (MCP) or form fields (submit)."`
+	Note    string       `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite."`
 }
 
 // TierPrice is a tool's price at one resolution.
@@ -121,14 +122,16 @@ type TierPrice struct {
 	Tokens     int64       `json:"tokens"`
 }
 
-// Capabilities lists the tools the engines can perform with their live prices.
+// Capabilities lists the tools the engines can perform with their live
+// prices, engines, options and notes.
 func (s *Service) Capabilities() []Capability {
 	out := []Capability{}
 	for _, tool := range SubmitTools() {
-		if !s.engines.Can(tool) {
+		name, note := engine.Provider(s.engines, tool)
+		if name == "" {
 			continue
 		}
-		c := Capability{Tool: tool, Prices: make([]TierPrice, 0, len(ledger.Tiers))}
+		c := Capability{Tool: tool, Prices: make([]TierPrice, 0, len(ledger.Tiers)), Engine: name, Options: OptionSpecs(tool, name), Note: note}
 		for _, t := range ledger.Tiers {
 			c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: s.prices.Tool(tool, t)})
 		}
@@ -137,8 +140,48 @@ func (s *Service) Capabilities() []Capability {
 	return out
 }
 
-// Validate checks a submit before anything is written: the tool, the tier,
-// the roles, and that the engines can do it.
+// CatalogTool is a row of the billing catalog's price table with the
+// engine that serves the tool, its options and note.
+type CatalogTool struct {
+	Tool    string            `json:"tool"`
+	Prices  ledger.TierPrices `json:"prices"`
+	Engine  *string           `json:"engine" enum:"local,fal,image-api" description:"The configured engine that performs the tool; null when none here can."`
+	Options []OptionSpec      `json:"options" description:"The options the tool reads. Look frames (lookbook) take theirs from the look routes."`
+	Note    string            `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite."`
+}
+
+// Catalog is the body of GET /api/toolkit/ai/billing/catalog: the live
+// price list, each tool with its engine, options and note.
+type Catalog struct {
+	Tiers        []ledger.Tier      `json:"tiers" description:"Quality tiers, cheapest first: 1k, 2k and 4k pixels on the long edge."`
+	Tools        []CatalogTool      `json:"tools" description:"Tokens a develop holds and settles, per tool and tier, with the engine that performs the tool and its options."`
+	DefaultPrice int64              `json:"defaultPrice" description:"Tokens a develop with a tool not listed in tools costs, at every tier."`
+	Lanes        []ledger.Flat      `json:"lanes" description:"Flat AI lanes: one price at every tier, charged per call."`
+	TextTools    []ledger.Flat      `json:"textTools" description:"Text tools: one price, charged only when the call succeeds."`
+	Plans        []ledger.PlanOffer `json:"plans" description:"Monthly plans, trial first."`
+	TopUps       []ledger.TopUpPack `json:"topUps" description:"Token packs sold once; their tokens never expire."`
+}
+
+// Catalog renders the live price list with each tool's engine, options
+// and note. Any caller may read it.
+func (s *Service) Catalog() Catalog {
+	c := s.prices.Catalog()
+	out := Catalog{Tiers: c.Tiers, DefaultPrice: c.DefaultPrice, Lanes: c.Lanes, TextTools: c.TextTools, Plans: c.Plans, TopUps: c.TopUps,
+		Tools: make([]CatalogTool, len(c.Tools))}
+	for i, t := range c.Tools {
+		row := CatalogTool{Tool: t.Tool, Prices: t.Prices}
+		name, note := engine.Provider(s.engines, t.Tool)
+		if name != "" {
+			row.Engine, row.Note = &name, note
+		}
+		row.Options = OptionSpecs(t.Tool, name)
+		out.Tools[i] = row
+	}
+	return out
+}
+
+// validate checks a submit before anything is read, stored or held: the
+// tool, the tier, the roles, that the engines can do it, and its options.
 func (s *Service) validate(in *SubmitRequest) error {
 	if _, ok := Roles[in.Tool]; !ok {
 		return errs.With(ErrUnknownTool, "legal", SubmitTools())
@@ -179,7 +222,11 @@ func (s *Service) validate(in *SubmitRequest) error {
 		return ErrFalNotConfigure
 	}
 	in.Params = CleanParams(in.Params)
-	return nil
+	roles := slices.Clone(in.Inputs)
+	for _, u := range in.Uploads {
+		roles = append(roles, Input{Role: u.Role})
+	}
+	return CheckOptions(in.Tool, in.Params, roles)
 }
 
 // Submit validates, resolves inputs to house assets, takes the hold and

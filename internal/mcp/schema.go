@@ -73,7 +73,21 @@ var (
 			"resolution": enum("The quality tier: long edge 1,024, 2,048 or 4,096 px.", "1k", "2k", "4k"),
 			"tokens":     integer("Tokens one frame costs at this resolution; the listed price is the price that settles."),
 		}, "resolution", "tokens"), "The price per resolution; empty when the tool has no price rows (it charges the default)."),
-	}, "tool", "prices")
+		"engine":  enum("The configured engine that performs the tool.", "local", "fal", "image-api"),
+		"options": array(optionSchema, "The options the tool reads, passed in start_develop's params; a value outside legal is refused (BAD_OPTION)."),
+		"note":    str("Present when the engine performs the tool only as a proof or a composite: what it makes of it."),
+	}, "tool", "prices", "engine", "options")
+
+	optionSchema = object(schema{
+		"name":        str("The option's name: the key in params."),
+		"type":        enum("How the value is read.", "enum", "int", "number", "color", "string"),
+		"legal":       array(schema{"type": "string"}, "The values an enum takes; for other types the words and forms a value may take (empty: any text)."),
+		"minimum":     schema{"type": "number", "description": "The least value of an int or number."},
+		"maximum":     schema{"type": "number", "description": "The greatest value of an int or number."},
+		"default":     nullable(str("What leaving the option out means; null when nothing is assumed.")),
+		"required":    boolean("start_develop is refused (BAD_OPTION) without it; the description says when an input lifts this."),
+		"description": str("What the option does."),
+	}, "name", "type", "legal", "default", "required", "description")
 
 	balanceSchema = object(schema{
 		"balance": integer("Spendable tokens: grant + topup - held."),

@@ -56,8 +56,9 @@ func tools() []*tool {
 	return []*tool{
 		{
 			name: "list_capabilities", title: "List develop tools and prices", readOnly: true,
-			description: "Every develop tool this studio can run, with its token price per resolution (1k, 2k, 4k). " +
-				"Use a tool's slug as start_develop's tool.",
+			description: "Every develop tool this studio can run, with its token price per resolution (1k, 2k, 4k), " +
+				"the engine that performs it and the options it reads. Use a tool's slug as start_develop's tool and " +
+				"its options as start_develop's params.",
 			input: noInput,
 			output: object(schema{
 				"tools": array(capabilitySchema, "The develop tools."),
@@ -93,8 +94,10 @@ func tools() []*tool {
 				"inputs": stringMap("Asset ids by role, one id each. Single-image tools: image. tryon: model and garment " +
 					"(one garment). cleanup: image and mask. harmonize: image and background. packshot on its own " +
 					"ground: image and background, with params.bg = image."),
-				"quality":        schema{"type": "string", "enum": []string{"1k", "2k", "4k"}, "default": "1k", "description": "The resolution; decides the cost."},
-				"params":         stringMap("String options of the tool; params.runId groups frames into one run."),
+				"quality": schema{"type": "string", "enum": []string{"1k", "2k", "4k"}, "default": "1k", "description": "The resolution; decides the cost."},
+				"params": stringMap("String options of the tool, as list_capabilities lists them (e.g. color-change: color " +
+					"#rrggbb; packshot: bg white, image or #rrggbb); a value outside an option's legal ones is refused with " +
+					"BAD_OPTION naming them; params.runId groups frames into one run."),
 				"idempotencyKey": str("Makes a retry safe: the same key and request return the first develop."),
 			}, "tool"),
 			output: object(schema{

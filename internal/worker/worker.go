@@ -309,7 +309,7 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 		}
 		req.Inputs = append(req.Inputs, engine.Input{Role: in.Role, Data: data})
 	}
-	if w, h := shape(j.Params); w > 0 && h > 0 {
+	if w, h := shape(j.Tool, j.Params); w > 0 && h > 0 {
 		req.Shape = &engine.Shape{Width: w, Height: h}
 	}
 	if err := p.direct(ctx, j, &req); err != nil {
@@ -366,8 +366,12 @@ func (p *Pool) read(ctx context.Context, key string) ([]byte, error) {
 }
 
 // shape reads an output destination's size from the params a look or a
-// duplicate carried (outputWidth, outputHeight).
-func shape(params map[string]string) (int, int) {
+// duplicate carried (outputWidth, outputHeight), for a tool that declares
+// them (look frames): sent with any other tool they are unknown options.
+func shape(tool string, params map[string]string) (int, int) {
+	if !engine.Declared(tool, "outputWidth") {
+		return 0, 0
+	}
 	w, _ := strconv.Atoi(params["outputWidth"])
 	h, _ := strconv.Atoi(params["outputHeight"])
 	return w, h

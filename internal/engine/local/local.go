@@ -105,3 +105,13 @@ func strengthParam(r engine.Request, def float64) float64 {
 	}
 	return def
 }
+
+// Note says what the local engine makes of the one tool it performs only
+// as a composite: try-on lays the garments on the model, it does not
+// re-drape them.
+func (l *Engine) Note(tool string) string {
+	if tool == "tryon" {
+		return "Composite: the local engine lays each garment, cut out and scaled, over the model; it does not drape or re-fit it. Set FAL_KEY for a generative try-on."
+	}
+	return ""
+}

@@ -52,6 +52,14 @@ func (Lookbook) Tools() []string { return []string{"lookbook"} }
 // Can reports whether tool is "lookbook".
 func (Lookbook) Can(tool string) bool { return tool == "lookbook" }
 
+// Note says that the local look frames are layout proofs.
+func (Lookbook) Note(tool string) string {
+	if tool == "lookbook" {
+		return "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY for generated look frames."
+	}
+	return ""
+}
+
 // Run validates r and composes or re-frames the look.
 func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result, err error) {
 	if !l.Can(r.Tool) {
