@@ -2,6 +2,8 @@ package asset
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 
 	"studio/internal/auth"
 )
@@ -9,14 +11,20 @@ import (
 // The inputs of develops: job.Service files uploaded inputs in the library
 // and checks referenced ones through these methods.
 
-// UploadInput stores an input uploaded with a submit as a new asset of the
-// caller's house, of kind ("" for none), and returns its id.
-func (s *Service) UploadInput(ctx context.Context, p auth.Principal, kind, filename string, data []byte) (string, error) {
-	a, err := s.Upload(ctx, p, Upload{Data: data, Filename: filename, Kind: kind})
-	if err != nil {
-		return "", err
+// UploadInput files an input uploaded with a submit in the caller's
+// house: the house's live asset with the same bytes when it has one (found
+// by the SHA-256 of the bytes, the oldest of several), else a new asset of
+// kind ("" for none). A reused asset keeps its name, folder, tags and
+// approval; only its kind is filed, when it has none. created reports a
+// new asset (the one DiscardInputs may remove again).
+func (s *Service) UploadInput(ctx context.Context, p auth.Principal, kind, filename string, data []byte) (id string, created bool, err error) {
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	if id, ok, err := s.store.ReuseAsset(ctx, p.HouseID, digest, Kind(kind)); err != nil || ok {
+		return id, false, err
 	}
-	return a.ID, nil
+	a, created, err := s.upload(ctx, p, Upload{Data: data, Filename: filename, Kind: kind}, true)
+	return a.ID, created, err
 }
 
 // AllLive reports whether every id (repeats allowed) is a live asset of the

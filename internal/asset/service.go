@@ -146,24 +146,32 @@ func defaultName(filename string) string {
 // token is held and spent only when the classification was read; supplied
 // name and kind are never overwritten.
 func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset, error) {
+	a, _, err := s.upload(ctx, p, u, false)
+	return a, err
+}
+
+// upload is Upload; an input of a submit (input) reuses the house's asset
+// with the same bytes when one is written meanwhile (Store.InsertInput),
+// and then answers that asset's id only, with created false.
+func (s *Service) upload(ctx context.Context, p auth.Principal, u Upload, input bool) (_ Asset, created bool, _ error) {
 	if err := CanChange(p); err != nil {
-		return Asset{}, err
+		return Asset{}, false, err
 	}
 	if err := u.Validate(); err != nil {
-		return Asset{}, err
+		return Asset{}, false, err
 	}
 	info, err := Inspect(u.Data)
 	if err != nil {
-		return Asset{}, err
+		return Asset{}, false, err
 	}
 	if u.FolderID != "" {
 		if _, err := s.store.GetFolder(ctx, p.HouseID, u.FolderID); err != nil {
-			return Asset{}, err
+			return Asset{}, false, err
 		}
 	}
 	img, doneDecoding, err := s.decode(ctx, info.Mime, u.Data)
 	if err != nil {
-		return Asset{}, err
+		return Asset{}, false, err
 	}
 	defer doneDecoding() // the pixels' memory is given back once the image is no longer read
 	if !u.Classify || s.classifier == nil {
@@ -199,7 +207,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 		h := ledger.NewHold("", price)
 		h.UserID = p.UserID
 		if err := s.ledger.TakeHold(ctx, p.HouseID, h); err != nil {
-			return Asset{}, err
+			return Asset{}, false, err
 		}
 		hold = h.ID
 	}
@@ -214,7 +222,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 	}
 	if _, err := s.blobs.Put(ctx, f.BlobKey, bytes.NewReader(u.Data)); err != nil {
 		release()
-		return Asset{}, err
+		return Asset{}, false, err
 	}
 	if hold != "" {
 		c, err := s.classify(ctx, img, info.Orientation)
@@ -228,14 +236,27 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 	}
 	doneDecoding()
 	// The row, its tags and the posting of the hold commit together.
-	if err := s.store.InsertAsset(ctx, p.HouseID, p.UserID, a, f, hold); err != nil {
+	dropBlob := func() {
 		if derr := s.blobs.Delete(bg, f.BlobKey); derr != nil {
 			s.log.ErrorContext(ctx, "delete blob of a failed upload", "key", f.BlobKey, "err", derr)
 		}
-		release()
-		return Asset{}, err
 	}
-	return a, nil
+	if input {
+		got, err := s.store.InsertInput(ctx, p.HouseID, p.UserID, a, f)
+		if err != nil || got != a.ID {
+			dropBlob() // failed, or the same bytes were filed meanwhile
+		}
+		if err != nil {
+			return Asset{}, false, err
+		}
+		return Asset{ID: got}, got == a.ID, nil
+	}
+	if err := s.store.InsertAsset(ctx, p.HouseID, p.UserID, a, f, hold); err != nil {
+		dropBlob()
+		release()
+		return Asset{}, false, err
+	}
+	return a, true, nil
 }
 
 // applyTo files a with what was read, never over what the uploader gave.

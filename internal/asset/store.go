@@ -42,6 +42,15 @@ type Store interface {
 	GroupAssets(ctx context.Context, house string, ids []string, group string) error
 	// CountAssets counts the live assets of the house among distinct ids.
 	CountAssets(ctx context.Context, house string, ids []string) (int, error)
+	// ReuseAsset returns the house's oldest live asset whose bytes have
+	// the digest sum (hex), filing it as kind when kind is not "" and it
+	// has none; ok false when there is none.
+	ReuseAsset(ctx context.Context, house, sum string, kind Kind) (id string, ok bool, err error)
+	// InsertInput writes an input's row as InsertAsset does (no hold),
+	// unless the house has a live asset with the same bytes by then: that
+	// one's id is returned (kind filed as ReuseAsset does) and nothing else
+	// is written. Concurrent calls with one file leave one asset.
+	InsertInput(ctx context.Context, house, user string, a Asset, f File) (id string, err error)
 	// PurgeInputs removes the rows of assets a refused submit uploaded (no
 	// job refers to them) and returns their blob keys.
 	PurgeInputs(ctx context.Context, house string, ids []string) ([]string, error)

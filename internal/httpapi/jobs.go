@@ -20,8 +20,8 @@ type SubmitForm struct {
 	Quality        string                  `formData:"quality" enum:"1k,2k,4k" description:"The tier; decides the pixels and the cost. Default 1k."`
 	IdempotencyKey string                  `formData:"idempotencyKey" description:"The same key returns the same job with no second hold."`
 	BrandID        string                  `formData:"brandId"`
-	Image          *multipart.FileHeader   `formData:"image" description:"The input image (jpeg, png or webp; 12 MB at most). Other roles use their own field name: model, garment (repeatable), background, mask."`
-	Garment        []*multipart.FileHeader `formData:"garment" description:"Garments for tryon; repeat the field for several."`
+	Image          *multipart.FileHeader   `formData:"image" description:"The input image (jpeg, png or webp; 12 MB at most), or, sent as a text part, the id of an asset of the house. Other roles use their own field name: model, garment (repeatable), background, mask."`
+	Garment        []*multipart.FileHeader `formData:"garment" description:"Garments for tryon; repeat the field for several (files or asset ids)."`
 	Model          *multipart.FileHeader   `formData:"model"`
 	Background     *multipart.FileHeader   `formData:"background"`
 	Mask           *multipart.FileHeader   `formData:"mask"`
@@ -97,11 +97,12 @@ func submitError(err error) error {
 	return errs.Wrap(job.ErrSubmitFailed, err)
 }
 
-// submitForm is the form of POST /api/toolkit/jobs/submit: files by role
-// (a single-input role takes one part; garment repeats, DECISIONS §5) and
-// text fields, the unreserved ones being the tool's options.
+// submitForm is the form of POST /api/toolkit/jobs/submit: inputs by role
+// (a single-input role takes one part; garment repeats, DECISIONS §5), each
+// a file or, sent as text, the id of an asset of the house (DECISIONS §10),
+// and text fields, the unreserved ones being the tool's options.
 var submitForm = formSpec{
-	maxBody: submitLimit, files: job.RoleParts(), others: true, maxFiles: maxSubmitFiles, maxText: maxField,
+	maxBody: submitLimit, files: job.RoleParts(), refs: true, others: true, maxFiles: maxSubmitFiles, maxText: maxField,
 }
 
 // maxSubmitFiles is the most files a submit carries; submitLimit holds them.
@@ -116,6 +117,13 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 	}
 	for _, file := range f.files {
 		in.Uploads = append(in.Uploads, job.Upload{Role: file.field, Filename: file.filename, Data: file.data})
+	}
+	for _, ref := range f.refs { // a role sent as text names an asset of the house (DECISIONS §10)
+		id := strings.TrimSpace(ref.value)
+		if id == "" {
+			return in, errs.Msg(job.ErrEmptyImage, "The "+ref.field+" field is empty: send a file or an asset id.")
+		}
+		in.Inputs = append(in.Inputs, job.Input{Role: ref.field, AssetID: id})
 	}
 	for name, v := range f.values {
 		switch name {
@@ -144,7 +152,12 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 func submitDescription() string {
 	var b strings.Builder
 	b.WriteString("Queues one develop: the tool's price at the quality is held before it is queued, settled when the frame " +
-		"lands and released if it fails. Inputs go in fields named by their role (image, model, garment, background, mask). " +
+		"lands and released if it fails. Inputs go in fields named by their role (image, model, garment, background, mask), " +
+		"each a file or, sent as a text part, the id of an asset of the house (`-F image=$ASSET_ID`); an unknown, deleted or " +
+		"foreign id is 404 ASSET_NOT_FOUND and nothing is held. A file whose bytes are already one of the house's assets " +
+		"reuses that asset (the oldest, if several): nothing is stored again, and its name, folder, tags and approval stay " +
+		"as they are; only its kind is filed from the role (model, garment as clothes, background) when it has none. " +
+		"A new file becomes an asset of the house, filed the same way. " +
 		"Every other text field is an option of the tool. A value outside an option's legal ones, or a required option " +
 		"left out, is 400 BAD_OPTION with `option` and `legal`; a value that needs an input the form lacks (packshot " +
 		"bg=image without a background) is 422 NO_INPUTS with `option` and `role`; either way nothing is held or stored. " +
@@ -236,7 +249,7 @@ func (s *Server) jobsRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop", Description: submitDescription(),
 			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
 			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
-				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs}, Handler: s.submitJob},
+				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs, job.ErrAssetNotFound}, Handler: s.submitJob},
 		{Method: "GET", Path: "/api/toolkit/jobs", Class: KeyOrSession, Tag: "jobs", Summary: "Jobs changed since an event cursor, ascending by eventSeq", Heavy: true,
 			Query: JobsQuery{}, Out: []Out{{Status: 200, Body: JobsBody{}}}, Errors: []*errs.Error{job.ErrBadSince}, Handler: s.listJobs},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a queued job and release its hold",

@@ -23,6 +23,7 @@ type formSpec struct {
 	maxBody  int64          // the whole body
 	files    map[string]int // file fields, each with the most parts it may carry
 	named    bool           // a part named in files is a file even without a filename
+	refs     bool           // a part named in files without a filename is a reference (text: an asset id), counted with the field's files
 	others   bool           // file parts under other names are kept, one part each
 	maxFiles int            // file parts in all
 	texts    []string       // the text fields kept; nil keeps every one
@@ -32,6 +33,7 @@ type formSpec struct {
 // form is a multipart body as read.
 type form struct {
 	files  []formFile
+	refs   []formRef // text parts in file fields (formSpec.refs), in order
 	values map[string]string // text fields, each given at most once and free of control characters
 }
 
@@ -40,6 +42,8 @@ type formFile struct {
 	data            []byte
 }
 
+type formRef struct{ field, value string }
+
 func (f form) has(field string) bool { _, ok := f.values[field]; return ok }
 
 // readForm reads r's multipart body by the spec. A body over the bound is
@@ -47,7 +51,8 @@ func (f form) has(field string) bool { _, ok := f.values[field]; return ok }
 // a file over 12 MB the same; everything else that is wrong with the form
 // is 400 BAD_FORM: not multipart, a part without a name, a text field given
 // twice, too long or holding a control character, a file field given more
-// parts than it takes (a single-input role sent twice), too many files.
+// parts than it takes (a single-input role sent twice, files and references
+// counted together), too many files.
 func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, error) {
 	f := form{values: map[string]string{}}
 	if r.ContentLength > spec.maxBody {
@@ -106,6 +111,21 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 				return f, asset.ErrTooLarge
 			}
 			f.files = append(f.files, formFile{field: name, filename: part.FileName(), data: data})
+			continue
+		}
+		if declared && spec.refs {
+			count[name]++
+			if count[name] > most {
+				return f, errs.Msg(errs.BadForm, fmt.Sprintf("The field %s takes at most %d input(s), files and asset ids together.", name, most))
+			}
+			b, err := io.ReadAll(io.LimitReader(part, int64(spec.maxText)+1))
+			if err != nil {
+				return f, formError(err)
+			}
+			if len(b) > spec.maxText || !cleanText(string(b)) {
+				return f, errs.Msg(errs.BadForm, "The field "+name+" must be a file or an asset id.")
+			}
+			f.refs = append(f.refs, formRef{field: name, value: string(b)})
 			continue
 		}
 		if spec.texts != nil && !slices.Contains(spec.texts, name) {

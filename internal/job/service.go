@@ -41,9 +41,10 @@ type Store interface {
 // Assets is what jobs need of the library (asset.Service): uploaded inputs
 // become house assets, and referenced inputs must be the house's live assets.
 type Assets interface {
-	// UploadInput stores an uploaded input as a new asset of the caller's
-	// house, of kind ("" leaves it without one).
-	UploadInput(ctx context.Context, p auth.Principal, kind, filename string, data []byte) (assetID string, err error)
+	// UploadInput files an uploaded input in the caller's house: the
+	// house's asset with the same bytes when it has one (created false),
+	// else a new asset of kind ("" leaves it without one).
+	UploadInput(ctx context.Context, p auth.Principal, kind, filename string, data []byte) (assetID string, created bool, err error)
 	// AllLive reports whether every id (repeats allowed) is a live asset
 	// of the house.
 	AllLive(ctx context.Context, house string, ids []string) (bool, error)
@@ -283,11 +284,13 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 		}
 	}()
 	for _, u := range in.Uploads {
-		id, err := s.assets.UploadInput(ctx, p, roleKinds[u.Role], u.Filename, u.Data)
+		id, isNew, err := s.assets.UploadInput(ctx, p, roleKinds[u.Role], u.Filename, u.Data)
 		if err != nil {
 			return Receipt{}, err
 		}
-		created = append(created, id)
+		if isNew {
+			created = append(created, id)
+		}
 		inputs = append(inputs, Input{Role: u.Role, AssetID: id})
 	}
 	j := Job{

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -440,4 +441,69 @@ func (db *DB) CountAssets(ctx context.Context, house string, ids []string) (int,
 	err := db.read().QueryRow(ctx, `SELECT COUNT(*) FROM assets WHERE organization_id = ? AND deleted_at IS NULL AND id IN `+in,
 		append([]any{house}, args...)...).Scan(&n)
 	return n, err
+}
+
+// qAssetByDigest finds the house's oldest live asset with the bytes of a
+// digest (house, sha256 hex), on the index assets_org_sha256.
+const qAssetByDigest = `SELECT id FROM assets WHERE organization_id = ? AND sha256 = ? AND deleted_at IS NULL
+	ORDER BY created_at, id LIMIT 1`
+
+// ReuseAsset returns the house's oldest live asset whose bytes have the
+// digest sum (hex), filing it as kind when kind is not "" and the asset has
+// no kind; ok is false when the house has no such asset (nothing written).
+func (db *DB) ReuseAsset(ctx context.Context, house, sum string, kind asset.Kind) (string, bool, error) {
+	var id string
+	err := db.read().QueryRow(ctx, qAssetByDigest, house, sum).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil || kind == "" {
+		return id, err == nil, err
+	}
+	err = db.write(ctx, func(tx *Tx) error {
+		if err := db.lockHouse(ctx, tx, house); err != nil {
+			return err
+		}
+		return fileKindTx(ctx, tx, house, id, kind)
+	})
+	return id, err == nil, err
+}
+
+// InsertInput writes the row of an input uploaded with a submit, as
+// InsertAsset does, unless the house already has a live asset with the
+// same bytes (f.ETag): then it writes nothing but the kind (filed on that
+// asset when it has none) and returns that asset's id, and the caller
+// removes the bytes it stored. The check and the insert run under the
+// house's lock, so concurrent submits of one file leave one asset.
+func (db *DB) InsertInput(ctx context.Context, house, user string, a asset.Asset, f asset.File) (string, error) {
+	id := a.ID
+	err := db.write(ctx, func(tx *Tx) error {
+		if err := db.lockHouse(ctx, tx, house); err != nil {
+			return err
+		}
+		var have string
+		err := tx.QueryRow(ctx, qAssetByDigest, house, strings.Trim(f.ETag, `"`)).Scan(&have)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			id = a.ID
+			return db.insertAssetTx(ctx, tx, house, user, a, f)
+		case err != nil:
+			return err
+		}
+		id = have
+		if a.Kind == nil {
+			return nil
+		}
+		return fileKindTx(ctx, tx, house, have, *a.Kind)
+	})
+	return id, err
+}
+
+// fileKindTx files a live asset of the house as kind when it has no kind.
+func fileKindTx(ctx context.Context, tx *Tx, house, id string, kind asset.Kind) error {
+	_, err := tx.Exec(ctx, `INSERT INTO asset_tags (organization_id, asset_id, tag)
+		SELECT ?, ?, ? WHERE NOT EXISTS (
+			SELECT 1 FROM asset_tags WHERE organization_id = ? AND asset_id = ? AND tag LIKE ?)`,
+		house, id, asset.KindTag(kind), house, id, asset.TagPrefixKind+"%")
+	return err
 }
