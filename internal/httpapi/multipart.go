@@ -33,7 +33,7 @@ type formSpec struct {
 // form is a multipart body as read.
 type form struct {
 	files  []formFile
-	refs   []formRef // text parts in file fields (formSpec.refs), in order
+	refs   []formRef         // text parts in file fields (formSpec.refs), in order
 	values map[string]string // text fields, each given at most once and free of control characters
 }
 

@@ -40,10 +40,10 @@ type Route struct {
 	// the credential class adds its own note after it.
 	Description string
 	Query       any           // a struct whose `query` tags document the query string
-	In      any           // the JSON request body type, or Multipart{...}
-	Out     []Out         // success answers
-	Errors  []*errs.Error // the error codes the route answers, besides the ones its class and shape imply
-	Heavy   bool          // reads what grows with the house (its library, its jobs): a house runs few at once (guard.go)
+	In          any           // the JSON request body type, or Multipart{...}
+	Out         []Out         // success answers
+	Errors      []*errs.Error // the error codes the route answers, besides the ones its class and shape imply
+	Heavy       bool          // reads what grows with the house (its library, its jobs): a house runs few at once (guard.go)
 	// Extension marks a route beyond the spec (SPEC §4 does not name it):
 	// the document says so with "x-extension": true and a note.
 	Extension bool
