@@ -381,8 +381,8 @@ func TestAssetClassify(t *testing.T) {
 			assets, blobs, calls := len(listAssets(t, a, key, "")), blobCount(t, e), vision.calls.Load()
 			res := a.Do(t, "POST", "/api/toolkit/assets/upload", key, uploadForm(t, "a.jpg", jpegOf(t, 8, 8), "classify", "1"))
 			want(t, res, http.StatusPaymentRequired, "INSUFFICIENT_TOKENS")
-			if m := res.Map(t); m["need"] != float64(1) || m["spendable"] != float64(0) {
-				t.Errorf("402 body %s; want need 1, spendable 0", res.Body)
+			if m := res.Map(t); m["need"] != float64(1) || m["spendable"] != float64(0) || m["held"] != float64(spendable) {
+				t.Errorf("402 body %s; want need 1, spendable 0, held %d", res.Body, spendable)
 			}
 			if len(listAssets(t, a, key, "")) != assets || blobCount(t, e) != blobs || vision.calls.Load() != calls {
 				t.Error("a refused upload left something behind or called the endpoint")

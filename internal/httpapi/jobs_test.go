@@ -188,8 +188,8 @@ func TestJobSubmitRefusals(t *testing.T) {
 				apptest.Part{Name: "model", Filename: "m.png", Data: img}, apptest.Part{Name: "garment", Filename: "g.png", Data: img},
 				apptest.Part{Name: "garment", Filename: "g2.png", Data: img}))
 			m := res.Map(t)
-			if res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" || m["need"] != float64(18) || m["spendable"] != float64(6) {
-				t.Fatalf("got %d %s; want 402 with need 18 and spendable 6", res.Status, res.Body)
+			if res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" || m["need"] != float64(18) || m["spendable"] != float64(6) || m["held"] != float64(54) {
+				t.Fatalf("got %d %s; want 402 with need 18, spendable 6 and held 54", res.Status, res.Body)
 			}
 			if n := assetCount(t, a, k); n != assets {
 				t.Errorf("the refused submit left %d input assets behind", n-assets)
@@ -372,8 +372,9 @@ func TestJobDuplicate(t *testing.T) {
 			a.Do(t, "POST", "/api/toolkit/jobs/"+src+"/duplicate", k, nil)
 		}
 		before := houseBalance(t, a, owner.HouseID)
-		if res := a.Do(t, "POST", "/api/toolkit/jobs/"+src+"/duplicate", k, nil); res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" {
-			t.Errorf("broke duplicate: %d %s", res.Status, res.Body)
+		if res := a.Do(t, "POST", "/api/toolkit/jobs/"+src+"/duplicate", k, nil); res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" ||
+			res.Map(t)["need"] != float64(6) || res.Map(t)["spendable"] != float64(before.Balance) || res.Map(t)["held"] != float64(before.Held) {
+			t.Errorf("broke duplicate: %d %s; want need 6, spendable %d, held %d", res.Status, res.Body, before.Balance, before.Held)
 		}
 		if after := houseBalance(t, a, owner.HouseID); after.Held != before.Held {
 			t.Errorf("a refused duplicate held tokens")

@@ -335,8 +335,8 @@ func TestLookDevelopLockFlow(t *testing.T) {
 		jobsBefore := len(jobsSince(t, a, k))
 		res = a.Do(t, "POST", vars, k, map[string]any{"quality": "4k", "keys": strings.Split("front,back,side,three-quarter,walking,seated,detail,close-up,posture:spin,posture:pockets,posture:contrapposto,posture:lean-wall", ",")})
 		want(t, res, 402, "INSUFFICIENT_TOKENS")
-		if need := res.Map(t)["need"]; need != float64(12*18) {
-			t.Errorf("need %v; want %d", need, 12*18)
+		if m := res.Map(t); m["need"] != float64(12*18) || m["spendable"] != float64(before.Balance) || m["held"] != float64(before.Held) {
+			t.Errorf("402 body %v; want need %d, spendable %d, held %d", m, 12*18, before.Balance, before.Held)
 		}
 		if b := houseBalance(t, a, owner.HouseID); b.Balance != before.Balance || b.Held != before.Held {
 			t.Errorf("a refused variations moved the balance: %+v -> %+v", before, b)
@@ -383,8 +383,8 @@ func TestLookDevelopInsufficient(t *testing.T) {
 		drain(t, a, owner.HouseID, 7)
 		res := a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{})
 		want(t, res, 402, "INSUFFICIENT_TOKENS")
-		if m := res.Map(t); m["need"] != float64(8) || m["spendable"] != float64(7) {
-			t.Errorf("402 body %s; want need 8, spendable 7", res.Body)
+		if m := res.Map(t); m["need"] != float64(8) || m["spendable"] != float64(7) || m["held"] != float64(houseBalance(t, a, owner.HouseID).Held) {
+			t.Errorf("402 body %s; want need 8, spendable 7 and what the house holds", res.Body)
 		}
 		if n := len(jobsSince(t, a, k)); n != 0 {
 			t.Errorf("a refused develop left %d jobs", n)

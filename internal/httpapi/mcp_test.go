@@ -529,8 +529,8 @@ func TestMCPClient(t *testing.T) {
 				c.ok(t, "start_develop", tryon(k))
 			}
 			msg := c.refused(t, "start_develop", tryon("t4"), "INSUFFICIENT_TOKENS")
-			if msg != "INSUFFICIENT_TOKENS: The develop needs 18 tokens; the house can spend 2." {
-				t.Errorf("refusal %q; want the need (18) and the spendable (2) stated", msg)
+			if msg != "INSUFFICIENT_TOKENS: The develop needs 18 tokens; the house can spend 2 and already holds 58 for develops in flight." {
+				t.Errorf("refusal %q; want the need (18), the spendable (2) and the held (58) stated", msg)
 			}
 		})
 		t.Run("unknown tool is a protocol error", func(t *testing.T) {

@@ -68,8 +68,8 @@ func TestSubmitShortOfTokensReadsNoInput(t *testing.T) {
 		assets, files := assetCount(t, a, k), blobFiles(t, e.DataDir)
 		res := tryon(k, broken)
 		m := res.Map(t)
-		if res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" || m["need"] != float64(18) || m["spendable"] != float64(6) {
-			t.Fatalf("got %d %s; want 402 with need 18 and spendable 6, before the image is read", res.Status, res.Body)
+		if res.Status != 402 || res.Code != "INSUFFICIENT_TOKENS" || m["need"] != float64(18) || m["spendable"] != float64(6) || m["held"] != float64(54) {
+			t.Fatalf("got %d %s; want 402 with need 18, spendable 6 and held 54, before the image is read", res.Status, res.Body)
 		}
 		if n, f := assetCount(t, a, k), blobFiles(t, e.DataDir); n != assets || f != files {
 			t.Errorf("assets %d -> %d, blob files %d -> %d; want nothing stored", assets, n, files, f)

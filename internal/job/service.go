@@ -36,6 +36,8 @@ type Store interface {
 	CancelQueued(ctx context.Context, house string, ids []string) ([]Job, error)
 	// Spendable is the house's spendable balance now.
 	Spendable(ctx context.Context, house string) (int64, error)
+	// Held is what the house's open holds reserve now.
+	Held(ctx context.Context, house string) (int64, error)
 }
 
 // Assets is what jobs need of the library (asset.Service): uploaded inputs
@@ -313,7 +315,11 @@ func (s *Service) afford(ctx context.Context, house string, cost int64) error {
 		return err
 	}
 	if spendable < cost {
-		return ledger.Insufficient(cost, spendable)
+		held, err := s.store.Held(ctx, house)
+		if err != nil {
+			return err
+		}
+		return ledger.Insufficient(cost, spendable, held)
 	}
 	return nil
 }

@@ -131,8 +131,9 @@ const (
 // Codes raised by the ledger.
 var (
 	// ErrInsufficientTokens refuses a hold the balance cannot cover; it
-	// carries need (what the whole request needs) and spendable (the
-	// balance at that moment). Nothing is held or created.
+	// carries need (what the whole request needs), spendable (the balance
+	// at that moment) and held (what the house's open holds already
+	// reserve; DECISIONS §10). Nothing is held or created.
 	ErrInsufficientTokens = errs.New(errs.KindPayment, "INSUFFICIENT_TOKENS", "The house does not have enough tokens for this request.")
 	// ErrHoldResolved answers a second post or void of a hold; it carries
 	// state, the resolution that won. Nothing changed.
@@ -148,9 +149,9 @@ var (
 	ErrUserNotFound = errs.New(errs.KindNotFound, "USER_NOT_FOUND", "No user has this id.")
 )
 
-// Insufficient is ErrInsufficientTokens with its need and spendable.
-func Insufficient(need, spendable int64) error {
-	return errs.With(ErrInsufficientTokens, "need", need, "spendable", spendable)
+// Insufficient is ErrInsufficientTokens with its need, spendable and held.
+func Insufficient(need, spendable, held int64) error {
+	return errs.With(ErrInsufficientTokens, "need", need, "spendable", spendable, "held", held)
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }

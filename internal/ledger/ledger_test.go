@@ -195,10 +195,10 @@ func TestServiceRoles(t *testing.T) {
 }
 
 func TestInsufficient(t *testing.T) {
-	err := Insufficient(12, 7)
+	err := Insufficient(12, 7, 30)
 	e, ok := errs.As(err)
-	if !ok || !errors.Is(err, ErrInsufficientTokens) || e.Kind != errs.KindPayment || e.Fields["need"] != int64(12) || e.Fields["spendable"] != int64(7) {
-		t.Errorf("Insufficient(12, 7) = %#v", err)
+	if !ok || !errors.Is(err, ErrInsufficientTokens) || e.Kind != errs.KindPayment || e.Fields["need"] != int64(12) || e.Fields["spendable"] != int64(7) || e.Fields["held"] != int64(30) {
+		t.Errorf("Insufficient(12, 7, 30) = %#v", err)
 	}
 	if ErrInsufficientTokens.Fields != nil {
 		t.Error("Insufficient changed the declared error")

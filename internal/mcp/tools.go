@@ -400,8 +400,9 @@ func (s *Server) refuse(ctx context.Context, toolName string, err error) CallRes
 		code, msg = errs.NotFound.Code, "No develop has this id in this house."
 	case errors.Is(e, job.ErrNoImage) || errors.Is(e, job.ErrEmptyImage):
 		code = job.ErrNoInputs.Code
-	case errors.Is(e, ledger.ErrInsufficientTokens) && e.Fields["need"] != nil && e.Fields["spendable"] != nil:
-		msg = fmt.Sprintf("The develop needs %v tokens; the house can spend %v.", e.Fields["need"], e.Fields["spendable"])
+	case errors.Is(e, ledger.ErrInsufficientTokens) && e.Fields["need"] != nil && e.Fields["spendable"] != nil && e.Fields["held"] != nil:
+		msg = fmt.Sprintf("The develop needs %v tokens; the house can spend %v and already holds %v for develops in flight.",
+			e.Fields["need"], e.Fields["spendable"], e.Fields["held"])
 	case errors.Is(e, job.ErrUnknownTool):
 		msg = "That tool does not exist; list_capabilities names the tools."
 	}

@@ -31,7 +31,7 @@ func TestRefuse(t *testing.T) {
 		{"start_develop", fmt.Errorf("submit: %w", errs.Wrap(job.ErrSubmitFailed, cause)), "ENQUEUE_FAILED: " + ErrEnqueueFailed.Message, true},
 		{"check_balance", cause, "INTERNAL: " + errs.Internal.Message, true},
 		{"start_develop", context.Canceled, "ENQUEUE_FAILED: " + ErrEnqueueFailed.Message, false},
-		{"start_develop", ledger.Insufficient(18, 2), "INSUFFICIENT_TOKENS: The develop needs 18 tokens; the house can spend 2.", false},
+		{"start_develop", ledger.Insufficient(18, 2, 58), "INSUFFICIENT_TOKENS: The develop needs 18 tokens; the house can spend 2 and already holds 58 for develops in flight.", false},
 		{"start_develop", errs.Msg(errs.Forbidden, "A viewer may not spend tokens."), "FORBIDDEN: A viewer may not spend tokens.", false},
 		{"start_develop", errs.NotFound, "ASSET_NOT_FOUND: " + job.ErrAssetNotFound.Message, false},
 		{"start_develop", job.ErrAssetNotFound, "ASSET_NOT_FOUND: " + job.ErrAssetNotFound.Message, false},

@@ -246,7 +246,11 @@ func (db *DB) takeHoldsTx(ctx context.Context, tx *Tx, house string, hs []ledger
 		spendable += c.available
 	}
 	if need > spendable {
-		return ledger.Insufficient(need, spendable)
+		held, err := heldTx(ctx, tx, house)
+		if err != nil {
+			return err
+		}
+		return ledger.Insufficient(need, spendable, held)
 	}
 	next := 0 // the first credit with tokens left
 	for _, h := range hs {
@@ -493,6 +497,20 @@ func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (l
 func (db *DB) Spendable(ctx context.Context, house string) (int64, error) {
 	g, t, err := sumByKind(ctx, db.read(), qLiveSums, house, db.nowMs())
 	return g + t, err
+}
+
+// Held is what the house's open (pending) holds reserve now.
+func (db *DB) Held(ctx context.Context, house string) (int64, error) {
+	return heldTx(ctx, db.read(), house)
+}
+
+// heldTx sums the house's pending holds: read only to tell a refused
+// request what the house already holds, never to take a hold.
+func heldTx(ctx context.Context, tx *Tx, house string) (int64, error) {
+	var held int64
+	err := tx.QueryRow(ctx, `SELECT CAST(COALESCE(SUM(tokens), 0) AS BIGINT) FROM ledger_holds
+		WHERE organization_id = ? AND state = 'pending'`, house).Scan(&held)
+	return held, err
 }
 
 // Plan returns the house's plan.
