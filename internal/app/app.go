@@ -90,7 +90,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if now == nil {
 		now = time.Now
 	}
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Now: now})
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Now: now, PublicURL: cfg.PublicURL})
 	if err != nil {
 		return nil, err
 	}

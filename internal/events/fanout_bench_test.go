@@ -89,7 +89,7 @@ func BenchmarkFanout1000Sockets(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 	msg := []byte(`{"type":"job","job":{"id":"0190c5d2-8d41-7c3e-a0a3-2f1d0e1b7a55","tool":"upscale","status":"done",` +
-		`"resultUrl":"/api/toolkit/assets/0190c5d2-8d41-7c3e-a0a3-2f1d0e1b7a56/file","resultAssetId":"0190c5d2-8d41-7c3e-a0a3-2f1d0e1b7a56",` +
+		`"resultUrl":"http://localhost:8080/api/toolkit/assets/0190c5d2-8d41-7c3e-a0a3-2f1d0e1b7a56/file","resultAssetId":"0190c5d2-8d41-7c3e-a0a3-2f1d0e1b7a56",` +
 		`"error":null,"brandId":"","createdAt":"2026-11-22T07:20:49.123Z","eventSeq":42}}`)
 
 	var lat []time.Duration

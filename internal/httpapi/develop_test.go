@@ -72,7 +72,7 @@ func TestDevelopFlow(t *testing.T) {
 		}
 		develop(t, a)
 
-		seen := map[string][]string{}
+		seen, pushed := map[string][]string{}, map[string]string{}
 		var last int64
 		for _, raw := range sock.Collect(t, 6, 10*time.Second) {
 			var m socketMsg
@@ -84,6 +84,9 @@ func TestDevelopFlow(t *testing.T) {
 			}
 			last = m.Job.EventSeq
 			seen[m.Job.ID] = append(seen[m.Job.ID], m.Job.Status)
+			if m.Job.Status == "done" {
+				pushed[m.Job.ID] = m.Job.ResultURL
+			}
 		}
 		for tool, id := range ids {
 			if got := fmt.Sprint(seen[id]); got != "[queued running done]" {
@@ -93,10 +96,11 @@ func TestDevelopFlow(t *testing.T) {
 		var jobs JobsResult
 		a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
 		for _, j := range jobs.Jobs {
-			if j.Status != "done" || j.ResultURL == "" {
-				t.Fatalf("job %+v; want done with a result", j)
+			// The same absolute URL on every surface (the socket, the list, MCP).
+			if want := a.URL + "/api/toolkit/assets/" + j.ResultAssetID + "/file"; j.Status != "done" || j.ResultURL != want || pushed[j.ID] != want {
+				t.Fatalf("job %+v, pushed %q; want done with the result at %s", j, pushed[j.ID], want)
 			}
-			res := a.Do(t, "GET", j.ResultURL, k, nil)
+			res := a.Do(t, "GET", strings.TrimPrefix(j.ResultURL, a.URL), k, nil)
 			if res.Status != http.StatusOK {
 				t.Fatalf("result %s: %d", j.ResultURL, res.Status)
 			}

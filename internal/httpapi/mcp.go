@@ -44,7 +44,7 @@ const mcpSummary = "MCP server: JSON-RPC 2.0, one message per POST (initialize a
 func (s *Server) mcpEndpoint() appHandler {
 	srv := mcp.New(mcp.Options{
 		Jobs: s.svc.Jobs, Ledger: s.svc.Ledger, Assets: s.svc.Assets,
-		BaseURL: s.cfg.PublicOrigin, Wake: s.wakeWorkers, Log: logFor,
+		Wake: s.wakeWorkers, Log: logFor,
 	})
 	return func(w http.ResponseWriter, r *http.Request) error {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSON))

@@ -54,7 +54,7 @@ type Job struct {
 	ID            string  `json:"id"`
 	Tool          string  `json:"tool"`
 	Status        Status  `json:"status" enum:"queued,running,done,failed,cancelled"`
-	ResultURL     string  `json:"resultUrl" description:"The result's file route once done; empty before."`
+	ResultURL     string  `json:"resultUrl" description:"The absolute URL of the result's bytes (fetch it with the same credential) once done; empty before."`
 	ResultAssetID string  `json:"resultAssetId" description:"The result asset once done; empty before."`
 	Error         *string `json:"error"`
 	BrandID       string  `json:"brandId"`
@@ -196,12 +196,16 @@ func Fingerprint(tool string, tier ledger.Tier, inputs []string, params map[stri
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ResultURL is the file route of an asset.
-func ResultURL(assetID string) string {
+// ResultURL is the URL of a result asset's bytes under the service's
+// public URL base: the one function that builds a job's resultUrl, so
+// every surface (GET /jobs, the socket, MCP, webhooks) answers the same
+// absolute URL. An empty base gives the file route alone; an empty asset
+// id gives "".
+func ResultURL(base, assetID string) string {
 	if assetID == "" {
 		return ""
 	}
-	return "/api/toolkit/assets/" + assetID + "/file"
+	return strings.TrimRight(base, "/") + "/api/toolkit/assets/" + assetID + "/file"
 }
 
 // CleanParams drops reserved names and trims values.

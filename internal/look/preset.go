@@ -188,7 +188,7 @@ func (s *Service) Backgrounds(ctx context.Context, p auth.Principal) (Background
 	}
 	v := BackgroundsView{Presets: BackgroundLibrary, Assets: make([]BackgroundAsset, len(pieces))}
 	for i, pc := range pieces {
-		v.Assets[i] = BackgroundAsset{AssetID: pc.ID, Name: pc.Name, URL: job.ResultURL(pc.ID)}
+		v.Assets[i] = BackgroundAsset{AssetID: pc.ID, Name: pc.Name, URL: job.ResultURL("", pc.ID)}
 	}
 	return v, nil
 }

@@ -62,9 +62,6 @@ type Options struct {
 	Jobs   *job.Service    // start_develop, get_develop, list_develops, list_capabilities
 	Ledger *ledger.Service // check_balance
 	Assets *asset.Service  // list_assets
-	// BaseURL is the service's public origin; result URLs are made
-	// absolute with it. Empty leaves them relative to the service.
-	BaseURL string
 	// Wake tells this process's workers that a develop was queued; nil
 	// when there are none.
 	Wake func()

@@ -311,7 +311,7 @@ func (s *Server) develop(j job.Job) develop {
 		TokensEstimated: j.Cost, CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt,
 	}
 	if j.ResultAssetID != "" {
-		id, u := j.ResultAssetID, s.opts.BaseURL+job.ResultURL(j.ResultAssetID)
+		id, u := j.ResultAssetID, j.ResultURL
 		d.ResultAssetID, d.ResultURL = &id, &u
 	}
 	if j.Status.Terminal() {

@@ -47,8 +47,11 @@ type DB struct {
 	w      *sql.DB
 	r      *sql.DB
 	now    func() time.Time
-	binds  sync.Map // query with ? -> query with $n (PostgreSQL)
-	stmts  sync.Map // stmtKey -> *sql.Stmt (SQLite)
+	// publicURL is the service's public URL: a job read from the store
+	// carries its resultUrl absolute under it (job.ResultURL).
+	publicURL string
+	binds     sync.Map // query with ? -> query with $n (PostgreSQL)
+	stmts     sync.Map // stmtKey -> *sql.Stmt (SQLite)
 }
 
 // Options configure Open.
@@ -56,13 +59,14 @@ type Options struct {
 	DatabaseURL string           // postgres://...; empty means SQLite
 	DataDir     string           // where the SQLite file lives
 	Now         func() time.Time // the clock; time.Now when nil
+	PublicURL   string           // the service's public URL, for the jobs' absolute resultUrl ("" leaves it relative)
 }
 
 const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 
 // Open connects to the database named by opts and applies the migrations.
 func Open(ctx context.Context, opts Options) (*DB, error) {
-	db := &DB{now: opts.Now}
+	db := &DB{now: opts.Now, publicURL: opts.PublicURL}
 	if db.now == nil {
 		db.now = time.Now
 	}

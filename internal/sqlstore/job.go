@@ -33,7 +33,7 @@ func nextSeq(ctx context.Context, tx *Tx, house string) (int64, error) {
 const jobCols = `id, organization_id, user_id, tool, tier, status, params, inputs, brand_id, retry_of_job_id,
 	idempotency_key, fingerprint, cost, result_asset_id, error, event_seq, created_at, started_at, finished_at`
 
-func scanJob(row interface{ Scan(...any) error }) (job.Job, error) {
+func scanJob(base string, row interface{ Scan(...any) error }) (job.Job, error) {
 	var j job.Job
 	var params, inputs string
 	var brand, retry, key, result, errText sql.NullString
@@ -51,7 +51,7 @@ func scanJob(row interface{ Scan(...any) error }) (job.Job, error) {
 		return job.Job{}, fmt.Errorf("job %s inputs: %w", j.ID, err)
 	}
 	j.BrandID, j.RetryOfJobID, j.IdempotencyKey, j.ResultAssetID = brand.String, retry.String, key.String, result.String
-	j.ResultURL = job.ResultURL(j.ResultAssetID)
+	j.ResultURL = job.ResultURL(base, j.ResultAssetID)
 	if errText.Valid {
 		j.Error = &errText.String
 	}
@@ -82,11 +82,11 @@ func insertJob(ctx context.Context, tx *Tx, j job.Job, holdID string) error {
 
 // Job returns one job of the house.
 func (db *DB) Job(ctx context.Context, house, id string) (job.Job, error) {
-	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
+	return scanJob(db.publicURL, db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
 }
 
 func jobTx(ctx context.Context, tx *Tx, house, id string) (job.Job, error) {
-	return scanJob(tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
+	return scanJob(tx.db.publicURL, tx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND id = ?`, house, id))
 }
 
 // JobByKey returns the job a user submitted in the house with an
@@ -127,7 +127,7 @@ func (db *DB) jobs(ctx context.Context, query string, args ...any) ([]job.Job, e
 	defer rows.Close()
 	out := []job.Job{}
 	for rows.Next() {
-		j, err := scanJob(rows)
+		j, err := scanJob(db.publicURL, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +239,7 @@ func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 const qJobByKey = `SELECT ` + jobCols + ` FROM jobs WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`
 
 func jobByKeyTx(ctx context.Context, tx *Tx, house, user, key string) (job.Job, error) {
-	return scanJob(tx.QueryRow(ctx, qJobByKey, house, user, key))
+	return scanJob(tx.db.publicURL, tx.QueryRow(ctx, qJobByKey, house, user, key))
 }
 
 // transition moves a job of the house to a new status with its next event,
@@ -454,7 +454,7 @@ func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job
 
 // JobBySeq returns the job whose latest change took the house's event seq.
 func (db *DB) JobBySeq(ctx context.Context, house string, seq int64) (job.Job, error) {
-	return scanJob(db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq = ?`, house, seq))
+	return scanJob(db.publicURL, db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq = ?`, house, seq))
 }
 
 // PurgeInputs removes the rows of assets a refused submit uploaded (no job
