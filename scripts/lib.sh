@@ -6,7 +6,7 @@
 
 # Debian packages the test suite needs (node, npm, go and gcc are already on the machine).
 # shellcheck disable=SC2034 # used by test.sh
-STUDIO_APT_PACKAGES=(postgresql chromium make curl ca-certificates)
+STUDIO_APT_PACKAGES=(postgresql chromium make curl jq ca-certificates)
 VERSITYGW_VERSION=v1.8.0
 # shellcheck disable=SC2034 # used by test.sh
 REDOCLY_VERSION=2.77.0

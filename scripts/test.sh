@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test runner behind `make test` (and so CI).
 #
-#  1. install what the machine lacks: Debian postgresql, chromium, make, curl; versitygw into
+#  1. install what the machine lacks: Debian postgresql, chromium, make, curl, jq; versitygw into
 #     .cache/bin (go install, once); @redocly/cli into npx's cache
 #  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
 #     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port)

@@ -1,8 +1,11 @@
 // Command studio runs the Fashion Imagery Studio backend.
 //
-//	studio serve     run the HTTP API (and, later, the workers)
+//	studio serve     run the HTTP API (and the workers)
+//	studio worker    run only the workers
 //	studio migrate   apply the database migrations and exit
 //	studio models import DIR   load catalogue faces from a folder (manifest.json and images)
+//	studio tokens    grant tokens to a user (opens only the database)
+//	studio watch     print a house's job events as JSON lines
 //	studio version   print the version
 package main
 
@@ -40,6 +43,8 @@ commands:
   worker    run only the workers that develop queued jobs
   migrate   apply the database migrations and exit
   models    "models import DIR": load the catalogue's faces from a folder of images and its manifest.json
+  tokens    grant tokens to a user's house: studio tokens grant --email ADDRESS --tokens N
+  watch     print a house's job events as JSON lines (STUDIO_URL, STUDIO_KEY)
   version   print the version
 
 Run "studio serve --help" for the settings.
@@ -65,6 +70,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return migrate(ctx, args, getenv, stdout)
 	case "models":
 		return models(ctx, args, getenv, stdout)
+	case "tokens":
+		return tokens(ctx, args, getenv, stdout)
+	case "watch":
+		return watch(ctx, args, getenv, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

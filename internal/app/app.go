@@ -245,6 +245,18 @@ func ImportModels(ctx context.Context, cfg Config, dir string) (int, error) {
 	return n, errors.Join(err, db.Close(), blobs.Close())
 }
 
+// GrantTokens credits a user's personal house as the admin route does
+// (the same ledger rows; no granting user is recorded), opening only the
+// database: the studio tokens grant command of an installation's operator.
+func GrantTokens(ctx context.Context, cfg Config, in ledger.GrantRequest) (ledger.Granted, error) {
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return ledger.Granted{}, err
+	}
+	defer db.Close()
+	return ledger.NewService(db, ledger.DefaultPrices(), time.Now).GrantAsOperator(ctx, in)
+}
+
 // Close ends the job sockets and releases the event relay, the database
 // and the blob store.
 func (a *App) Close() error {

@@ -242,6 +242,11 @@ func TestBillingGrantTokens(t *testing.T) {
 			{"no userId", adminSession, body("userId", "<absent>", "tokens", 5), 400, "USER_REQUIRED", 0},
 			{"a blank userId", adminSession, body("userId", "   ", "tokens", 5), 400, "USER_REQUIRED", 0},
 			{"a userId that is not a string", adminSession, body("userId", 42, "tokens", 5), 400, "BAD_BODY", 0},
+			{"by e-mail", adminSession, body("userId", "<absent>", "email", target.Email, "tokens", 4), 200, "", 0},
+			{"by e-mail in other case, padded", adminSession, body("userId", "<absent>", "email", " "+strings.ToUpper(target.Email), "tokens", 4), 200, "", 0},
+			{"userId wins over email", adminSession, body("email", "nobody@studio.test", "tokens", 1), 200, "", 0},
+			{"a blank e-mail", adminSession, body("userId", "<absent>", "email", " ", "tokens", 5), 400, "USER_REQUIRED", 0},
+			{"an unknown e-mail", adminSession, body("userId", "<absent>", "email", "nobody@studio.test", "tokens", 5), 404, "USER_NOT_FOUND", 0},
 			{"no tokens", adminSession, body(), 400, "BAD_TOKENS", 0},
 			{"zero tokens", adminSession, body("tokens", 0), 400, "BAD_TOKENS", 0},
 			{"negative tokens", adminSession, body("tokens", -5), 400, "BAD_TOKENS", 0},
@@ -299,7 +304,7 @@ func TestBillingGrantTokens(t *testing.T) {
 
 		// The user's key reads the grants in the balance of their personal house.
 		b, res := billingBalance(t, a, a.Key(t, target, "viewer"))
-		if want := 60 + granted; billingPartsOf(b) != (billingParts{want, want, 0, 0}) || granted != 100+40+1+2+100000+3 {
+		if want := 60 + granted; billingPartsOf(b) != (billingParts{want, want, 0, 0}) || granted != 100+40+1+2+100000+3+4+4+1 {
 			t.Errorf("target's balance %s; want 60 + %d granted", res.Body, granted)
 		}
 		if b, _ := billingBalance(t, a, elsewhere); billingPartsOf(b) != (billingParts{60, 60, 0, 0}) {

@@ -16,7 +16,8 @@ const MaxReason = 500
 
 // GrantRequest is the body of POST /api/toolkit/admin/grant-tokens.
 type GrantRequest struct {
-	UserID     string `json:"userId" required:"true" minLength:"1" description:"The user whose personal house is credited."`
+	UserID     string `json:"userId,omitempty" description:"The user whose personal house is credited; or send email."`
+	Email      string `json:"email,omitempty" description:"The e-mail of the user, when userId is not sent (userId wins when both are)."`
 	Tokens     Count  `json:"tokens" required:"true" description:"Whole tokens to grant, 1 to 100000."`
 	ExpiryDays *int64 `json:"expiryDays,omitempty" nullable:"true" minimum:"1" maximum:"3650" description:"Days until the grant expires; absent or null: never."`
 	Reason     string `json:"reason,omitempty" maxLength:"500" description:"Why the tokens were granted, kept with the grant."`
@@ -24,12 +25,13 @@ type GrantRequest struct {
 	tokens int64 // Tokens, checked by Validate
 }
 
-// Validate checks the request: USER_REQUIRED without a user, BAD_TOKENS
+// Validate checks the request: USER_REQUIRED without a userId or an email, BAD_TOKENS
 // (with max) unless tokens is a whole number from 1 to MaxGrant, BAD_BODY
 // for an expiry or reason out of bounds.
 func (r *GrantRequest) Validate() error {
 	r.UserID = strings.TrimSpace(r.UserID)
-	if r.UserID == "" {
+	r.Email = strings.ToLower(strings.TrimSpace(r.Email))
+	if r.UserID == "" && r.Email == "" {
 		return ErrUserRequired
 	}
 	n, ok := r.Tokens.Int()
@@ -72,6 +74,9 @@ func (c Count) MarshalJSON() ([]byte, error) {
 func (Count) JSONSchemaBytes() ([]byte, error) {
 	return []byte(`{"type":"integer","minimum":1,"maximum":100000}`), nil
 }
+
+// CountOf makes a Count of n (the studio tokens grant command).
+func CountOf(n int64) Count { return Count{raw: strconv.AppendInt(nil, n, 10)} }
 
 // Int returns the count when the value is a JSON integer literal (digits
 // with an optional minus sign: no fraction, exponent, quotes or null) that

@@ -144,9 +144,9 @@ var (
 	// reference (a payment delivered twice).
 	ErrCreditExists = errs.New(errs.KindConflict, "CREDIT_EXISTS", "This payment was already credited.")
 
-	ErrUserRequired = errs.New(errs.KindInvalid, "USER_REQUIRED", "userId is required.")
+	ErrUserRequired = errs.New(errs.KindInvalid, "USER_REQUIRED", "userId or email is required.")
 	ErrBadTokens    = errs.With(errs.New(errs.KindInvalid, "BAD_TOKENS", "tokens must be a whole number from 1 to 100000."), "max", MaxGrant)
-	ErrUserNotFound = errs.New(errs.KindNotFound, "USER_NOT_FOUND", "No user has this id.")
+	ErrUserNotFound = errs.New(errs.KindNotFound, "USER_NOT_FOUND", "No user has this id or e-mail.")
 )
 
 // Insufficient is ErrInsufficientTokens with its need, spendable and held.

@@ -19,6 +19,9 @@ type Store interface {
 	// CreditPersonalHouse adds a credit to the personal house the user
 	// founded and returns that house; errs.NotFound when there is none.
 	CreditPersonalHouse(ctx context.Context, userID string, c Credit) (string, error)
+	// UserIDByEmail names the user with the (lowercase) e-mail;
+	// errs.NotFound when there is none.
+	UserIDByEmail(ctx context.Context, email string) (string, error)
 }
 
 // Service runs the ledger's use cases.
@@ -59,14 +62,35 @@ func (s *Service) Grant(ctx context.Context, p auth.Principal, in GrantRequest) 
 	if !p.PlatformAdmin || p.Cred != auth.CredSession {
 		return Granted{}, errs.Msg(errs.Forbidden, "This route is for platform administrators.")
 	}
+	return s.grant(ctx, p.UserID, in)
+}
+
+// GrantAsOperator is Grant for the operator of the installation (the
+// studio tokens grant command, which holds the database itself): the same
+// ledger rows, with no granting user recorded.
+func (s *Service) GrantAsOperator(ctx context.Context, in GrantRequest) (Granted, error) {
+	return s.grant(ctx, "", in)
+}
+
+func (s *Service) grant(ctx context.Context, by string, in GrantRequest) (Granted, error) {
 	if in.tokens == 0 { // not validated by decode: validate here
 		if err := in.Validate(); err != nil {
 			return Granted{}, err
 		}
 	}
+	if in.UserID == "" {
+		id, err := s.store.UserIDByEmail(ctx, in.Email)
+		if errors.Is(err, errs.NotFound) {
+			return Granted{}, ErrUserNotFound
+		}
+		if err != nil {
+			return Granted{}, err
+		}
+		in.UserID = id
+	}
 	now := s.now()
 	c := NewGrant(in.tokens, SourceAdmin, nil)
-	c.Reason, c.GrantedBy, c.CreatedAt = in.Reason, p.UserID, ts.Of(now)
+	c.Reason, c.GrantedBy, c.CreatedAt = in.Reason, by, ts.Of(now)
 	if in.ExpiryDays != nil {
 		exp := ts.Of(now.Add(time.Duration(*in.ExpiryDays) * 24 * time.Hour))
 		c.ExpiresAt = &exp

@@ -79,6 +79,14 @@ func (db *DB) UserCredentials(ctx context.Context, email string) (account.User, 
 	return u, phc, err
 }
 
+// UserIDByEmail names the user with the (lowercase) address; NOT_FOUND
+// when there is none.
+func (db *DB) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	var id string
+	err := db.read().QueryRow(ctx, `SELECT id FROM users WHERE email = ?`, email).Scan(&id)
+	return id, notFound(err)
+}
+
 // User returns one user.
 func (db *DB) User(ctx context.Context, id string) (account.User, error) {
 	return scanUser(db.read().QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
