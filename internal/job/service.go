@@ -52,7 +52,8 @@ type Assets interface {
 	AllLive(ctx context.Context, house string, ids []string) (bool, error)
 	// DiscardInputs removes inputs UploadInput made for a submit that did
 	// not queue: their rows and their bytes, so a refused submit leaves
-	// nothing behind.
+	// nothing behind; an input a job of the house already names (a
+	// concurrent submit of the same bytes reused it) is kept.
 	DiscardInputs(ctx context.Context, house string, ids []string)
 }
 

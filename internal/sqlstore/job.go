@@ -457,20 +457,37 @@ func (db *DB) JobBySeq(ctx context.Context, house string, seq int64) (job.Job, e
 	return scanJob(db.publicURL, db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq = ?`, house, seq))
 }
 
-// PurgeInputs removes the rows of assets a refused submit uploaded (no job
-// refers to them) and returns their blob keys, for the caller to delete.
+// PurgeInputs removes the rows of assets a refused submit uploaded and
+// returns their blob keys, for the caller to delete. An asset a job of the
+// house already names is kept: a concurrent submit of the same bytes may
+// have reused it (a retry under the same idempotency key does), and jobs
+// are written under the house's lock, which this takes too. Only jobs
+// written since the asset (less a minute for clocks of other instances)
+// are read, on the house's created index.
 func (db *DB) PurgeInputs(ctx context.Context, house string, ids []string) ([]string, error) {
 	var keys []string
 	err := db.write(ctx, func(tx *Tx) error {
 		keys = keys[:0]
+		if err := db.lockHouse(ctx, tx, house); err != nil {
+			return err
+		}
 		for _, id := range ids {
 			var key string
-			err := tx.QueryRow(ctx, `SELECT blob_key FROM assets WHERE organization_id = ? AND id = ?`, house, id).Scan(&key)
+			var created int64
+			err := tx.QueryRow(ctx, `SELECT blob_key, created_at FROM assets WHERE organization_id = ? AND id = ?`, house, id).Scan(&key, &created)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
 			if err != nil {
 				return err
+			}
+			var used int
+			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM jobs WHERE organization_id = ? AND created_at >= ? AND inputs LIKE ?`,
+				house, created-60_000, `%"`+id+`"%`).Scan(&used); err != nil {
+				return err
+			}
+			if used > 0 {
+				continue
 			}
 			if _, err := tx.Exec(ctx, `DELETE FROM asset_tags WHERE organization_id = ? AND asset_id = ?`, house, id); err != nil {
 				return err

@@ -112,7 +112,7 @@ func TestMigrationHouseKeys(t *testing.T) {
 		}
 		for table, want := range map[string][]string{
 			"jobs":   {"jobs_house_created", "jobs_house_seq", "jobs_idempotency", "jobs_leased", "jobs_queued"},
-			"assets": {"assets_house_created", "assets_house_folder"},
+			"assets": {"assets_house_created", "assets_house_folder", "assets_org_sha256"},
 		} {
 			rows, err := db.read().Query(ctx, q, table)
 			if err != nil {
