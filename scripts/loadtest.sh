@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Load test of the authenticated GET /posts against a bare net/http handler
-# doing the same database read on the same SQLite file (issue #2):
+# Load tests of the studio against a bare net/http program doing the same
+# work on the same SQLite file (issues #2 and #9), each pair side by side in
+# one run, with wrk -t2:
+#
+#   GET /health       the cheapest JSON route through the whole middleware stack
+#                     (request id, panic guard, the log line) vs a ping + encode
+#   GET /posts/{id}   an authenticated read of one row vs the same read, no auth
+#   GET /posts        an authenticated list of ten rows vs the same list
 #
 #   scripts/loadtest.sh [seconds] [connections]
 #
 # Builds both binaries, starts studio on the embedded defaults in a
-# temporary data folder, signs up, mints a key, writes ten posts, starts the
-# bare server on the same file and house, and runs wrk against each in turn.
+# temporary data folder (its log to a file, as a service's would go), signs
+# up, mints a key, writes ten posts, starts the bare server on the same
+# file and house, and runs wrk against each in turn.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 secs=${1:-10}
-conns=${2:-32}
+conns=${2:-64}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -qq -y wrk >/dev/null; }
 
 tmp=$(mktemp -d)
@@ -46,10 +53,24 @@ done
 pids+=($!)
 wait_for http://127.0.0.1:18081/posts
 
-echo "== studio: GET /posts with an API key ($conns connections, ${secs}s)"
-wrk -t2 -c"$conns" -d"${secs}s" -H "Authorization: Bearer $key" "$base/posts" | tee "$tmp/studio.wrk"
-echo "== bare: the same read, no auth, no middleware"
-wrk -t2 -c"$conns" -d"${secs}s" http://127.0.0.1:18081/posts | tee "$tmp/bare.wrk"
-s=$(awk '/Requests\/sec/ {print $2}' "$tmp/studio.wrk")
-b=$(awk '/Requests\/sec/ {print $2}' "$tmp/bare.wrk")
-awk -v s="$s" -v b="$b" 'BEGIN { printf "studio %.0f req/s, bare %.0f req/s, ratio %.2f\n", s, b, s / b }'
+post=$(curl -fsS -H "Authorization: Bearer $key" "$base/posts" | sed -E 's/.*"id":"([^"]+)".*/\1/')
+rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+pair() { # name, studio path, bare path, studio's wrk flags...
+	# Studio, bare, bare, studio (ABBA): a load that drifts during the run
+	# (other work on the machine) weighs on both sides alike.
+	local name=$1 sp=$2 bp=$3
+	shift 3
+	echo "== $name: studio $sp vs bare $bp ($conns connections, 2 x ${secs}s each)"
+	wrk -t2 -c"$conns" -d"${secs}s" "$@" "$base$sp" >"$tmp/s1.wrk"
+	wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:18081$bp" >"$tmp/b1.wrk"
+	wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:18081$bp" >"$tmp/b2.wrk"
+	wrk -t2 -c"$conns" -d"${secs}s" "$@" "$base$sp" >"$tmp/s2.wrk"
+	grep -h -E 'Latency|Requests/sec|Non-2xx' "$tmp/s1.wrk" "$tmp/b1.wrk" "$tmp/b2.wrk" "$tmp/s2.wrk"
+	awk -v n="$name" -v s1="$(rps "$tmp/s1.wrk")" -v s2="$(rps "$tmp/s2.wrk")" -v b1="$(rps "$tmp/b1.wrk")" -v b2="$(rps "$tmp/b2.wrk")" \
+		'BEGIN { printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f\n", n, (s1 + s2) / 2, (b1 + b2) / 2, (s1 + s2) / (b1 + b2) }' | tee -a "$tmp/ratios"
+}
+pair health /health /health
+pair "one row" "/posts/$post" "/posts/$post" -H "Authorization: Bearer $key"
+pair "ten rows" /posts /posts -H "Authorization: Bearer $key"
+echo "== ratios"
+cat "$tmp/ratios"

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"studio/internal/app"
+	"studio/internal/asynclog"
 )
 
 func main() {
@@ -110,8 +111,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log := logger(stdout)
-	a, err := app.New(ctx, cfg, log, app.Options{})
+	out := asynclog.New(stdout, 0)
+	defer out.Close()
+	a, err := app.New(ctx, cfg, logger(out), app.Options{})
 	if err != nil {
 		return err
 	}
@@ -136,7 +138,9 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
-	a, err := app.New(ctx, cfg, logger(stdout), app.Options{})
+	out := asynclog.New(stdout, 0)
+	defer out.Close()
+	a, err := app.New(ctx, cfg, logger(out), app.Options{})
 	if err != nil {
 		return err
 	}

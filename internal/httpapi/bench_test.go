@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"studio/internal/apptest"
+	"studio/internal/httpapi"
 )
 
 // BenchmarkAuthenticatedList measures the authenticated request path of
@@ -50,4 +51,37 @@ func BenchmarkAuthenticatedList(b *testing.B) {
 	}
 	b.Run("studio", func(b *testing.B) { run(b, a.Server, key.Key) })
 	b.Run("bare", func(b *testing.B) { run(b, bare, "") })
+}
+
+// BenchmarkHealth measures the cheapest JSON route, GET /health, through
+// the whole middleware stack (request id, panic guard, the log line, the
+// route's preparation) against a bare handler pinging the same database
+// and encoding the same body. The load tool's figure is
+// scripts/loadtest.sh's.
+//
+//	go test -run='^$' -bench=Health -benchmem ./internal/httpapi/
+func BenchmarkHealth(b *testing.B) {
+	a := apptest.New(b, apptest.Engines(b)[0])
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := a.DB.Ping(r.Context()); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(httpapi.Health{Status: "ok", Service: "studio"})
+	})
+	run := func(b *testing.B, h http.Handler) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/health", nil))
+				if rec.Code != 200 {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+	b.Run("studio", func(b *testing.B) { run(b, a.Server) })
+	b.Run("bare", func(b *testing.B) { run(b, bare) })
 }

@@ -42,10 +42,12 @@ func logFor(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
-// statusWriter records the status and size of an answer.
+// statusWriter records the status and size of an answer; it carries the
+// request's reqInfo, so a request costs one allocation for both.
 type statusWriter struct {
 	http.ResponseWriter
 	info *reqInfo
+	ri   reqInfo
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -73,12 +75,13 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func observe(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &reqInfo{log: log, id: r.Header.Get("X-Request-Id")}
+		sw := &statusWriter{ResponseWriter: w, ri: reqInfo{log: log, id: r.Header.Get("X-Request-Id")}}
+		ri := &sw.ri
+		sw.info = ri
 		if !saneID(ri.id) {
 			ri.id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", ri.id)
-		sw := &statusWriter{ResponseWriter: w, info: ri}
+		w.Header()["X-Request-Id"] = []string{ri.id}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 		defer func() {
 			v := recover()

@@ -1,6 +1,11 @@
-// Command bare serves GET /posts of one house from the studio's own SQLite
-// file with no authentication, logging or middleware: the ceiling the
-// studio's authenticated GET /posts is measured against with a load tool.
+// Command bare serves, from the studio's own SQLite file, what the studio's
+// measured routes do with no authentication, logging or middleware: the
+// ceilings scripts/loadtest.sh measures the studio against with a load
+// tool.
+//
+//	GET /health      pings the database and encodes the same body as the studio's /health
+//	GET /posts       the house's posts
+//	GET /posts/{id}  one post of the house
 //
 //	go run ./internal/loadtest/bare -data ./data -house <house id> -addr 127.0.0.1:8081
 package main
@@ -11,7 +16,9 @@ import (
 	"flag"
 	"log"
 	"net/http"
+	"time"
 
+	"studio/internal/httpapi"
 	"studio/internal/sqlstore"
 )
 
@@ -25,14 +32,26 @@ func main() {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	http.HandleFunc("GET /posts", func(w http.ResponseWriter, r *http.Request) {
-		ps, err := db.ListPosts(r.Context(), *house)
+	started := time.Now()
+	send := func(w http.ResponseWriter, v any, err error) {
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(ps)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	http.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		err := db.Ping(r.Context())
+		send(w, httpapi.Health{Status: "ok", Service: "studio", Uptime: int64(time.Since(started).Seconds())}, err)
+	})
+	http.HandleFunc("GET /posts", func(w http.ResponseWriter, r *http.Request) {
+		ps, err := db.ListPosts(r.Context(), *house)
+		send(w, ps, err)
+	})
+	http.HandleFunc("GET /posts/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p, err := db.GetPost(r.Context(), *house, r.PathValue("id"))
+		send(w, p, err)
 	})
 	log.Fatal(http.ListenAndServe(*addr, nil))
 }
