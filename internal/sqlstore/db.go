@@ -197,6 +197,9 @@ type Tx struct {
 	pool *sql.DB  // set when q is a pool: statements are prepared once and kept
 	tx   *sql.Tx  // set inside a write transaction
 	miss []string // statements the transaction ran unprepared, prepared after it
+	// locked is the house whose row this transaction has locked (lockHouse,
+	// or nextSeq's update), so that a second lockHouse costs no statement.
+	locked string
 }
 
 // stmt returns a prepared statement for query, or nil to run it directly.

@@ -27,6 +27,7 @@ func nextSeq(ctx context.Context, tx *Tx, house string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("next event seq: %w", notFound(err))
 	}
+	tx.locked = house // the update holds the row lock lockHouse takes
 	return seq, nil
 }
 
@@ -138,18 +139,23 @@ func (db *DB) jobs(ctx context.Context, query string, args ...any) ([]job.Job, e
 
 // Claim takes the oldest queued job for worker with a lease until the
 // given instant, marks it running and records the event. ok is false when
-// the queue is empty. On PostgreSQL concurrent claimers skip each other's
-// locked rows; on SQLite the single writer serialises them.
+// the queue is empty. On PostgreSQL it is one statement (one round trip):
+// concurrent claimers skip each other's locked rows. On SQLite the single
+// writer serialises them: the oldest queued job on the jobs_queued index,
+// the house's event seq, then the job, returned by its update.
 func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j job.Job, ok bool, err error) {
+	now := db.nowMs()
+	if db.engine == Postgres {
+		j, err = scanJob(db.publicURL, db.writer().QueryRow(ctx, qClaimPostgres, worker, leaseUntil.UnixMilli(), now))
+		if errors.Is(err, errs.NotFound) {
+			return job.Job{}, false, nil
+		}
+		return j, err == nil, err
+	}
 	err = db.write(ctx, func(tx *Tx) error {
 		var id, house string
-		q := `SELECT id, organization_id FROM jobs INDEXED BY jobs_queued WHERE status = 'queued'
-			ORDER BY created_at, id LIMIT 1`
-		if db.engine == Postgres {
-			q = `SELECT id, organization_id FROM jobs WHERE status = 'queued'
-				ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
-		}
-		if err := tx.QueryRow(ctx, q).Scan(&id, &house); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT id, organization_id FROM jobs INDEXED BY jobs_queued WHERE status = 'queued'
+			ORDER BY created_at, id LIMIT 1`).Scan(&id, &house); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
@@ -159,17 +165,36 @@ func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j
 		if err != nil {
 			return err
 		}
-		now := db.nowMs()
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
-			started_at = COALESCE(started_at, ?), event_seq = ? WHERE organization_id = ? AND id = ? AND status = 'queued'`,
-			worker, leaseUntil.UnixMilli(), now, seq, house, id); err != nil {
-			return err
-		}
-		j, err = jobTx(ctx, tx, house, id)
+		j, err = scanJob(db.publicURL, tx.QueryRow(ctx, `UPDATE jobs SET status = 'running', attempts = attempts + 1,
+			lease_owner = ?, lease_until = ?, started_at = COALESCE(started_at, ?), event_seq = ?
+			WHERE organization_id = ? AND id = ? AND status = 'queued' RETURNING `+jobCols,
+			worker, leaseUntil.UnixMilli(), now, seq, house, id))
 		ok = err == nil
 		return err
 	})
 	return j, ok, err
+}
+
+// qClaimPostgres takes the oldest queued job no other claimer holds,
+// bumps its house's event seq and marks it running, in one statement.
+var qClaimPostgres = `WITH c AS (
+		SELECT id, organization_id FROM jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+	), s AS (
+		UPDATE organizations o SET event_seq = o.event_seq + 1 FROM c WHERE o.id = c.organization_id
+		RETURNING o.event_seq, c.id, c.organization_id
+	)
+	UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, lease_owner = ?, lease_until = ?,
+		started_at = COALESCE(j.started_at, ?), event_seq = s.event_seq
+	FROM s WHERE j.organization_id = s.organization_id AND j.id = s.id
+	RETURNING ` + qualified("j", jobCols)
+
+// qualified prefixes each of a list of columns with a table's alias.
+func qualified(alias, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Heartbeat extends a running job's lease; it reports false when the
@@ -205,13 +230,15 @@ func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 				return err
 			}
 		}
+		// The event seq first: its update takes the house's lock, which the
+		// hold then needs no statement for.
+		seq, err := nextSeq(ctx, tx, j.HouseID)
+		if err != nil {
+			return err
+		}
 		h := ledger.NewHold(j.ID, j.Cost)
 		h.UserID = j.UserID
 		if err := db.takeHoldTx(ctx, tx, j.HouseID, h); err != nil {
-			return err
-		}
-		seq, err := nextSeq(ctx, tx, j.HouseID)
-		if err != nil {
 			return err
 		}
 		j.EventSeq = seq

@@ -73,12 +73,19 @@ func openLedger(ctx context.Context, db *DB, tx *Tx, h account.House) error {
 // updates below (available >= ?, state = 'pending') and the schema's CHECK
 // constraints stay as a second line of defence; under the lock they never fire.
 func (db *DB) lockHouse(ctx context.Context, tx *Tx, house string) error {
+	if tx.locked == house {
+		return nil
+	}
 	q := `SELECT id FROM organizations WHERE id = ?`
 	if db.engine == Postgres {
 		q += ` FOR NO KEY UPDATE`
 	}
 	var id string
-	return notFound(tx.QueryRow(ctx, q, house).Scan(&id))
+	if err := tx.QueryRow(ctx, q, house).Scan(&id); err != nil {
+		return notFound(err)
+	}
+	tx.locked = house
+	return nil
 }
 
 // AddCredit adds a grant or a top-up to the house.
