@@ -30,6 +30,7 @@ go build -o "$tmp/bare" ./internal/loadtest/bare
 STUDIO_ADDR=127.0.0.1:18080 STUDIO_PUBLIC_URL=http://127.0.0.1:18080 STUDIO_DATA_DIR="$tmp/data" \
 	"$tmp/studio" serve --worker=false >"$tmp/studio.log" 2>&1 &
 pids+=($!)
+studio_pid=$!
 wait_for() {
 	for _ in $(seq 300); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done
 	echo "no answer from $1:" >&2
@@ -51,23 +52,42 @@ done
 
 "$tmp/bare" -data "$tmp/data" -house "$house" -addr 127.0.0.1:18081 >"$tmp/bare.log" 2>&1 &
 pids+=($!)
+bare_pid=$!
 wait_for http://127.0.0.1:18081/posts
 
 post=$(curl -fsS -H "Authorization: Bearer $key" "$base/posts" | sed -E 's/.*"id":"([^"]+)".*/\1/')
-rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system CPU of a process, in clock ticks
+# run PID FILE wrk-args...: one wrk run against the server PID; appends
+# "requests cpu-ticks" of the run to FILE.
+run() {
+	local pid=$1 out=$2
+	shift 2
+	local t0 t1
+	t0=$(ticks "$pid")
+	wrk -t2 -c"$conns" -d"${secs}s" "$@" >"$tmp/last.wrk"
+	t1=$(ticks "$pid")
+	grep -E 'Latency|Requests/sec|Non-2xx' "$tmp/last.wrk"
+	echo "$(awk '/requests in/ {print $1}' "$tmp/last.wrk") $((t1 - t0))" >>"$out"
+}
 pair() { # name, studio path, bare path, studio's wrk flags...
-	# Studio, bare, bare, studio (ABBA): a load that drifts during the run
-	# (other work on the machine) weighs on both sides alike.
+	# Studio, bare, bare, studio (ABBA), so that a load drifting during the
+	# run (other work on the machine) weighs on both sides alike. Two
+	# ratios: requests per second, and the server's CPU per request (the
+	# ceiling on a busy machine, and steadier when other work shares it).
 	local name=$1 sp=$2 bp=$3
 	shift 3
 	echo "== $name: studio $sp vs bare $bp ($conns connections, 2 x ${secs}s each)"
-	wrk -t2 -c"$conns" -d"${secs}s" "$@" "$base$sp" >"$tmp/s1.wrk"
-	wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:18081$bp" >"$tmp/b1.wrk"
-	wrk -t2 -c"$conns" -d"${secs}s" "http://127.0.0.1:18081$bp" >"$tmp/b2.wrk"
-	wrk -t2 -c"$conns" -d"${secs}s" "$@" "$base$sp" >"$tmp/s2.wrk"
-	grep -h -E 'Latency|Requests/sec|Non-2xx' "$tmp/s1.wrk" "$tmp/b1.wrk" "$tmp/b2.wrk" "$tmp/s2.wrk"
-	awk -v n="$name" -v s1="$(rps "$tmp/s1.wrk")" -v s2="$(rps "$tmp/s2.wrk")" -v b1="$(rps "$tmp/b1.wrk")" -v b2="$(rps "$tmp/b2.wrk")" \
-		'BEGIN { printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f\n", n, (s1 + s2) / 2, (b1 + b2) / 2, (s1 + s2) / (b1 + b2) }' | tee -a "$tmp/ratios"
+	: >"$tmp/s" && : >"$tmp/b"
+	run "$studio_pid" "$tmp/s" "$@" "$base$sp"
+	run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
+	run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
+	run "$studio_pid" "$tmp/s" "$@" "$base$sp"
+	paste "$tmp/s" "$tmp/b" | awk -v n="$name" -v secs="$secs" -v hz="$(getconf CLK_TCK)" '
+		{ sr += $1; st += $2; br += $3; bt += $4 }
+		END {
+			printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f; CPU per request studio %.0f us, bare %.0f us, ratio %.2f\n",
+				n, sr / (2 * secs), br / (2 * secs), sr / br, 1e6 * st / hz / sr, 1e6 * bt / hz / br, (bt / br) / (st / sr)
+		}' | tee -a "$tmp/ratios"
 }
 pair health /health /health
 pair "one row" "/posts/$post" "/posts/$post" -H "Authorization: Bearer $key"

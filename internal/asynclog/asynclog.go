@@ -1,8 +1,8 @@
 // Package asynclog is the writer under the service's JSON log: a request
 // handler's log line is copied into a buffer and written to the real
 // output (stdout) by one goroutine, so logging never waits on the output.
-// Under load, lines written while the goroutine writes are gathered into
-// one write. When the output stalls and the buffer is full, lines are
+// Lines written within a millisecond of each other, or while the goroutine
+// writes, are gathered into one write. When the output stalls and the buffer is full, lines are
 // dropped rather than block a request; the next write reports how many
 // as a line of its own.
 package asynclog
@@ -11,7 +11,13 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
+
+// gather is how long the writer waits after the first line of a write
+// for others to join it: a log line reaches the output at most this much
+// later than it would have.
+const gather = time.Millisecond
 
 // DefaultLimit is the buffer a Writer holds before it drops lines: about
 // four thousand request lines.
@@ -76,6 +82,9 @@ func (w *Writer) loop() {
 	defer close(w.done)
 	var spare []byte
 	for range w.wake {
+		// Let the lines of the next moment join this write: under load,
+		// one write carries many lines instead of one each.
+		time.Sleep(gather)
 		spare = w.flush(spare)
 	}
 	w.flush(spare)
