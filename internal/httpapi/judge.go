@@ -146,7 +146,7 @@ func (s *Server) opinion(w http.ResponseWriter, r *http.Request) error {
 // judgeRoutes are the routes of the judge, takes and standing notes (SPEC §4.7).
 func (s *Server) judgeRoutes() []Route {
 	rerun := []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, errs.NotFound, judge.ErrNotDeveloped, job.ErrKeyReused,
-		job.ErrKeyTooLong, job.ErrUnknownToolRun, job.ErrNoInputs}
+		job.ErrKeyTooLong, job.ErrUnknownToolRun, job.ErrBadOption, job.ErrNoInputs}
 	return []Route{
 		{Method: "POST", Path: "/api/toolkit/judge/redraw", Class: KeyOrSession, Tag: "judge", Summary: "Develop a judged frame again with a correction built from its findings",
 			In: judge.RedrawRequest{}, Out: []Out{{Status: 202, Body: judge.Redrawn{}}},

@@ -32,6 +32,10 @@ func TestRedraw(t *testing.T) {
 		writeVerdict(t, a, owner.HouseID, gone, judge.Reading{})
 		j, _ := a.DB.Job(context.Background(), owner.HouseID, gone)
 		a.Do(t, "POST", "/api/toolkit/assets/batch/delete", k, map[string]any{"assetIds": []string{j.Inputs[0].AssetID}})
+		// A frame whose option its tool no longer admits (written before the
+		// declaration, or by hand).
+		illegal := developedFrame(t, a, owner, "color-change", map[string]string{"color": "blue"})
+		writeVerdict(t, a, owner.HouseID, illegal, judge.Reading{})
 		unjudged := developedFrame(t, a, owner, "upscale", nil)
 		queued := submitJob(t, a, k, "upscale")
 
@@ -53,6 +57,7 @@ func TestRedraw(t *testing.T) {
 			{"a frame the judge could not read", k, map[string]any{"jobId": unreadable}, 409, "REDRAW_REFUSED", "unreadable"},
 			{"a tool no engine performs", k, map[string]any{"jobId": ghost}, 422, "UNKNOWN_TOOL", ""},
 			{"inputs gone", k, map[string]any{"jobId": gone}, 422, "NO_INPUTS", ""},
+			{"an option its tool does not admit", k, map[string]any{"jobId": illegal}, 400, "BAD_OPTION", ""},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

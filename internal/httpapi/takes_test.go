@@ -119,6 +119,8 @@ func TestTakes(t *testing.T) {
 			{"a frame not developed", k, map[string]any{"jobIds": []string{frames[0], submitJob(t, a, k, "upscale")}}, 409, "NOT_DEVELOPED"},
 			{"the key for another set", k, map[string]any{"jobIds": frames[:2], "direction": "Keep the collar crisp.", "idempotencyKey": "take-1"}, 409, "IDEMPOTENCY_KEY_REUSED"},
 			{"a tool no engine performs", k, map[string]any{"jobIds": []string{frames[0], doneJob(t, a, owner, "generate-character", nil)}}, 422, "UNKNOWN_TOOL"},
+			{"an option its tool does not admit", k, map[string]any{"jobIds": []string{frames[0],
+				developedFrame(t, a, owner, "color-change", map[string]string{"color": "blue"})}}, 400, "BAD_OPTION"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -14,12 +14,19 @@ import (
 // Again prepares a job that develops src again with params (the caller's
 // change of the source's params): the same tool, tier and inputs, at the
 // source frame's own cost, with retryOfJobId set to src. It refuses a
-// frame whose tool the engines no longer perform (UNKNOWN_TOOL, 422) or
-// whose inputs are gone (NO_INPUTS). Nothing is written: redraws Enqueue
+// frame whose tool the engines no longer perform (UNKNOWN_TOOL, 422), whose
+// options the tool's declaration does not admit (BAD_OPTION, CheckOptions)
+// or whose inputs are gone (NO_INPUTS). Nothing is written: redraws Enqueue
 // the job, takes write several at once.
 func (s *Service) Again(ctx context.Context, p auth.Principal, src Job, params map[string]string, key string) (Job, error) {
 	if !s.engines.Can(src.Tool) {
 		return Job{}, ErrUnknownToolRun
+	}
+	// The source's options were checked when it was submitted; a value the
+	// declaration no longer admits (or a frame older than it) is refused
+	// here, before anything is held.
+	if err := CheckOptions(src.Tool, params, src.Inputs); err != nil {
+		return Job{}, err
 	}
 	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
 		return Job{}, ErrNoInputs
