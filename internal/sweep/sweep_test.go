@@ -64,7 +64,7 @@ func build(t *testing.T, a *apptest.App) world {
 	}
 	// A queued job's input (never developed here).
 	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, apptest.Multipart(t,
-		apptest.Part{Name: "tool", Value: "upscale"}, apptest.Part{Name: "image", Filename: "in.png", Data: tinyPNG}))
+		apptest.Part{Name: "tool", Value: "upscale"}, apptest.Part{Name: "image", Filename: "in.png", Data: otherPNG}))
 	if res.Status != http.StatusAccepted {
 		t.Fatalf("submit: %d %s", res.Status, res.Body)
 	}
@@ -103,13 +103,17 @@ func build(t *testing.T, a *apptest.App) world {
 	return w
 }
 
-var tinyPNG = func() []byte {
+var tinyPNG, otherPNG = grayPNG(4), grayPNG(5)
+
+// grayPNG encodes a blank n×n picture. The job's input differs from the
+// uploads so that a submit does not reuse an uploaded asset with the same bytes.
+func grayPNG(n int) []byte {
 	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 4))); err != nil {
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, n, n))); err != nil {
 		panic(err)
 	}
 	return b.Bytes()
-}()
+}
 
 func exists(t *testing.T, s blob.Store, key string) bool {
 	t.Helper()
