@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/auth"
+	"studio/internal/poll"
 	"studio/internal/ts"
 	"studio/internal/urlguard"
 	"studio/internal/webhook/sign"
@@ -230,29 +231,13 @@ func (s *Service) Run(ctx context.Context) error {
 }
 
 func (s *Service) loop(ctx context.Context, name string) {
-	idle := time.NewTimer(0)
-	defer idle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-idle.C:
-		case <-s.wake:
-		}
-		for ctx.Err() == nil {
-			did, err := s.one(ctx, name)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.log.Error("webhook sender", "worker", name, "err", err)
-				}
-				break
+	poll.Loop(ctx, s.wake, func() time.Duration { return s.idle(ctx) },
+		func() (bool, error) { return s.one(ctx, name) },
+		func(err error) {
+			if ctx.Err() == nil {
+				s.log.Error("webhook sender", "worker", name, "err", err)
 			}
-			if !did {
-				break
-			}
-		}
-		idle.Reset(s.idle(ctx))
-	}
+		})
 }
 
 // idle is how long a sender waits before looking again: until the next

@@ -22,6 +22,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/imagemem"
 	"studio/internal/job"
+	"studio/internal/poll"
 )
 
 // Store is what the worker needs from persistence.
@@ -149,53 +150,20 @@ func (p *Pool) Run(ctx context.Context) error {
 }
 
 func (p *Pool) loop(ctx, renderCtx context.Context, name string) {
-	idle := time.NewTimer(0)
-	defer idle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-idle.C:
-		case <-p.wake:
-		}
-		for ctx.Err() == nil {
-			worked, err := p.One(renderCtx, name)
-			if err != nil {
-				p.log.Error("worker", "worker", name, "err", err)
-				break
-			}
-			if !worked {
-				break
-			}
-		}
-		idle.Reset(p.opts.Poll)
-	}
+	poll.Loop(ctx, p.wake, p.every,
+		func() (bool, error) { return p.One(renderCtx, name) },
+		func(err error) { p.log.Error("worker", "worker", name, "err", err) })
 }
+
+// every is the idle period between looks at the queue.
+func (p *Pool) every() time.Duration { return p.opts.Poll }
 
 // judgeLoop writes verdicts of settled frames, woken by each settle and
 // polling for frames whose retry came due.
 func (p *Pool) judgeLoop(ctx, judgeCtx context.Context, name string) {
-	idle := time.NewTimer(0)
-	defer idle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-idle.C:
-		case <-p.judged:
-		}
-		for ctx.Err() == nil {
-			worked, err := p.opts.Judge.JudgeNext(judgeCtx, name)
-			if err != nil {
-				p.log.Error("judge", "worker", name, "err", err)
-				break
-			}
-			if !worked {
-				break
-			}
-		}
-		idle.Reset(p.opts.Poll)
-	}
+	poll.Loop(ctx, p.judged, p.every,
+		func() (bool, error) { return p.opts.Judge.JudgeNext(judgeCtx, name) },
+		func(err error) { p.log.Error("judge", "worker", name, "err", err) })
 }
 
 func (p *Pool) rescueLoop(ctx context.Context) {
