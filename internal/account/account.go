@@ -75,7 +75,7 @@ func (r *SignUpRequest) Validate() error {
 	if r.Name == "" || len(r.Name) > 200 {
 		return errs.Msg(errs.BadBody, "A name of 1 to 200 characters is required.")
 	}
-	email, err := normalEmail(r.Email)
+	email, err := NormalEmail(r.Email)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,9 @@ func (r *SetActiveRequest) Validate() error {
 	return nil
 }
 
-func normalEmail(s string) (string, error) {
+// NormalEmail lower-cases and trims an e-mail address and checks it is one
+// plain address with a dotted domain; BAD_EMAIL otherwise.
+func NormalEmail(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || len(s) > 254 || !strings.Contains(s[strings.IndexByte(s, '@'):], ".") {

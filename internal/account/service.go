@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"html"
+	"log/slog"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -14,7 +15,9 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/auth"
+	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/ledger"
 	"studio/internal/mail"
 	"studio/internal/ratelimit"
 	"studio/internal/ts"
@@ -23,9 +26,13 @@ import (
 // Store is what identity needs from persistence.
 type Store interface {
 	// CreateUser writes the user, a personal house, the owner seat and the
-	// house's opening balance in one transaction; ErrRegistered on a taken address.
-	CreateUser(ctx context.Context, u User, passwordHash string, h House) error
-	CountUsers(ctx context.Context) (int, error)
+	// house's opening balance in one transaction; ErrRegistered on a taken
+	// address. With gate set, an address without an open door (an
+	// invitation, a redeemed code, a pending seat offer) is ErrInviteNeeded
+	// unless no user exists yet; a door's grant comes with the house.
+	CreateUser(ctx context.Context, u User, passwordHash string, h House, gate bool) error
+	// Admitted is CreateUser's gate alone, read before the password is hashed.
+	Admitted(ctx context.Context, email string, now int64) error
 	UserCredentials(ctx context.Context, email string) (User, string, error)
 	User(ctx context.Context, id string) (User, error)
 	CreateSession(ctx context.Context, s Session, userID, tokenHash string) error
@@ -38,6 +45,9 @@ type Store interface {
 	SetActive(ctx context.Context, sessionID, userID, houseID string) error
 	CreateVerification(ctx context.Context, userID, tokenHash string, expiresAt int64) error
 	VerifyEmail(ctx context.Context, tokenHash string, now int64) error
+	viewStore
+	avatarStore
+	meStore
 }
 
 // SessionInfo is a resolved session.
@@ -57,6 +67,9 @@ type Options struct {
 	Now         func() time.Time
 	// Limits counts sign-in tries; an in-process counter when nil.
 	Limits *ratelimit.Limiter
+	Prices ledger.Prices // the live price list: plan names and prices in the account view
+	Blobs  blob.Store    // avatars; a closed house's bytes
+	Log    *slog.Logger
 }
 
 // Service runs the identity use cases.
@@ -121,12 +134,8 @@ type SignedIn struct {
 // owner, and a session.
 func (s *Service) SignUp(ctx context.Context, in SignUpRequest) (SignedIn, error) {
 	if s.opts.InviteOnly {
-		n, err := s.store.CountUsers(ctx)
-		if err != nil {
+		if err := s.store.Admitted(ctx, in.Email, s.opts.Now().UnixMilli()); err != nil {
 			return SignedIn{}, err
-		}
-		if n > 0 {
-			return SignedIn{}, ErrInviteNeeded
 		}
 	}
 	pw, err := s.hash(ctx, in.Password)
@@ -136,7 +145,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpRequest) (SignedIn, error
 	now := ts.Of(s.opts.Now())
 	u := User{ID: uuid.Must(uuid.NewV7()).String(), Name: in.Name, Email: in.Email, CreatedAt: now}
 	h := House{ID: uuid.Must(uuid.NewV7()).String(), Name: in.Name + "'s house", Personal: true, FounderUserID: u.ID, CreatedAt: now}
-	if err := s.store.CreateUser(ctx, u, pw, h); err != nil {
+	if err := s.store.CreateUser(ctx, u, pw, h, s.opts.InviteOnly); err != nil {
 		return SignedIn{}, err
 	}
 	// The account exists now; a letter that cannot be delivered must not
@@ -244,7 +253,7 @@ func (s *Service) signIn(ctx context.Context, in SignInRequest) (SignedIn, error
 	if len(ms) == 0 {
 		return SignedIn{}, ErrInvalidCreds
 	}
-	return s.startSession(ctx, u, ms[0].ID)
+	return s.startSession(ctx, s.present(u), ms[0].ID)
 }
 
 // ClientKey is the part of a client address that rate limits count by: the
@@ -281,7 +290,10 @@ func (s *Service) Resolve(ctx context.Context, token string) (auth.Principal, Se
 		return auth.Principal{}, Session{}, false, err
 	}
 	now := s.opts.Now()
-	if !info.Session.ExpiresAt.After(now) {
+	// A session whose seat in its active house is gone stands for no one
+	// there (removing a seat moves its sessions elsewhere in the same write;
+	// this is the second line).
+	if !info.Session.ExpiresAt.After(now) || !info.Role.Valid() {
 		return auth.Principal{}, Session{}, false, errs.Unauthorized
 	}
 	renewed := false
@@ -310,7 +322,7 @@ func (s *Service) GetSession(ctx context.Context, p auth.Principal, sess Session
 	if err != nil {
 		return SessionView{}, err
 	}
-	return SessionView{Session: sess, User: u}, nil
+	return SessionView{Session: sess, User: s.present(u)}, nil
 }
 
 // Houses lists the houses where the user holds a seat.

@@ -46,7 +46,7 @@ type MintRequest struct {
 }
 
 // ErrBadRole refuses a role a key cannot hold.
-var ErrBadRole = errs.New(errs.KindInvalid, "BAD_ROLE", "A key's role is viewer or member.")
+var ErrBadRole = errs.Msg(errs.BadRole, "A key's role is viewer or member.")
 
 // Validate checks the name and the role ceiling.
 func (r *MintRequest) Validate() error {
@@ -67,6 +67,7 @@ func (r *MintRequest) Validate() error {
 type Resolved struct {
 	ID, HouseID, UserID string
 	Role                auth.Role
+	SeatRole            auth.Role // the seat the key's minter holds in its house now
 	LastUsedAt          *int64
 }
 
@@ -148,7 +149,13 @@ func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, e
 			return auth.Principal{}, err
 		}
 	}
-	return auth.Principal{UserID: r.UserID, HouseID: r.HouseID, Role: r.Role, Cred: auth.CredKey, KeyID: r.ID}, nil
+	// A key acts with at most its minter's seat: a member key of someone
+	// re-seated as a viewer reads only.
+	role := r.Role
+	if !r.SeatRole.AtLeast(role) {
+		role = r.SeatRole
+	}
+	return auth.Principal{UserID: r.UserID, HouseID: r.HouseID, Role: role, Cred: auth.CredKey, KeyID: r.ID}, nil
 }
 
 func hash(secret string) string {

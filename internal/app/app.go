@@ -30,6 +30,7 @@ import (
 	"studio/internal/httpapi"
 	"studio/internal/httpguard"
 	"studio/internal/imagemem"
+	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
@@ -41,6 +42,7 @@ import (
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
+	"studio/internal/seat"
 	"studio/internal/share"
 	"studio/internal/sqlstore"
 	"studio/internal/support"
@@ -69,6 +71,7 @@ type App struct {
 	Hooks   *webhook.Service // outbound webhook endpoints; its senders run beside the workers
 	Casting *casting.Service // the casting board; Import loads catalogue faces
 	Desk    *support.Service // the help desk; its screenshot sweep runs beside the workers
+	Door    *invite.Service  // the door in (operators' invitations are issued here)
 	Engine  engine.Engine    // what the workers develop with
 	Limits  *ratelimit.Limiter
 	Log     *slog.Logger
@@ -82,6 +85,9 @@ type Options struct {
 	// WebhookGuard is the way out to webhook endpoints; urlguard.New() when
 	// nil. Tests pass one that admits their local receiver.
 	WebhookGuard *urlguard.Guard
+	// PreviewGuard is the URL guard invite previews read links through;
+	// nil builds the production one (tests allow their loopback server).
+	PreviewGuard *urlguard.Guard
 }
 
 // New opens the store and builds every service and the HTTP server.
@@ -138,8 +144,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	limits := rateLimits(cfg, db, now)
 	accounts := account.NewService(db, sender, account.Options{
 		PublicURL: cfg.PublicURL, AdminEmails: cfg.AdminEmails, InviteOnly: cfg.Signup == "invite", Hash: opts.Hash, Now: now,
-		Limits: limits,
+		Limits: limits, Prices: prices, Blobs: blobs, Log: log,
 	})
+	guard := opts.PreviewGuard
+	if guard == nil {
+		guard = invite.PreviewGuard()
+	}
+	seats := seat.NewService(db, sender, limits, seat.Options{WebOrigin: cfg.WebOrigin, Now: now})
+	door := invite.NewService(db, limits, invite.Options{WebOrigin: cfg.WebOrigin, Prices: prices, Guard: guard, Now: now})
 	broker := events.NewBroker(events.Options{})
 	var relay *events.PGRelay // several instances share PostgreSQL: relay events between them
 	var workers atomic.Pointer[worker.Pool]
@@ -211,11 +223,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Support:  desk,
 		Letters: letters.NewService(db, sender, letters.Options{DripSecret: cfg.DripSecret, WebhookSecret: cfg.EmailHook, WebOrigin: cfg.WebOrigin, Now: now,
 			OnAlert: func(kind, subject string) { log.Warn("operator alert", "kind", kind, "subject", subject) }}),
-		Wake: pool.Wake,
-		Ping: db.Ping,
+		Seats: seats,
+		Door:  door,
+		Wake:  pool.Wake,
+		Ping:  db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
-		Shares: shares, Hooks: hooks, Desk: desk, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or

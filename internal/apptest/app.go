@@ -36,6 +36,12 @@ var testHash = account.HashParams{MemoryKiB: 64, Time: 1, Threads: 1}
 // configuration before the service is built.
 func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
 	t.Helper()
+	return NewWith(t, e, nil, adjust...)
+}
+
+// NewWith is New with the app's options edited too (a test's URL guard).
+func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(*app.Config)) *App {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().(*net.TCPAddr).String()
 	cfg, err := app.Load(func(k string) string {
@@ -62,7 +68,11 @@ func New(t testing.TB, e Engine, adjust ...func(*app.Config)) *App {
 		log = slog.New(slog.NewJSONHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	recv := NewReceiver(t)
-	a, err := app.New(context.Background(), cfg, log, app.Options{Hash: testHash, WebhookGuard: recv.Guard(t)})
+	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t)}
+	if options != nil {
+		options(&opts)
+	}
+	a, err := app.New(context.Background(), cfg, log, opts)
 	if err != nil {
 		t.Fatalf("app on %s: %v", e.Name, err)
 	}

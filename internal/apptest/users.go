@@ -68,7 +68,14 @@ func (a *App) SignUpAs(t testing.TB, u *User) *User {
 // Key mints an API key of the role for the user's active house.
 func (a *App) Key(t testing.TB, u *User, role string) Cred {
 	t.Helper()
-	res := a.Do(t, "POST", "/api/keys", u.Session(), map[string]string{"name": role + " key", "role": role})
+	return a.KeyIn(t, u.Session(), role)
+}
+
+// KeyIn mints an API key of the role with a session credential, for the
+// house that session has active.
+func (a *App) KeyIn(t testing.TB, session Cred, role string) Cred {
+	t.Helper()
+	res := a.Do(t, "POST", "/api/keys", session, map[string]string{"name": role + " key", "role": role})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("mint %s key: %d %s", role, res.Status, res.Body)
 	}

@@ -205,7 +205,7 @@ func (s *Service) upload(ctx context.Context, p auth.Principal, u Upload, input 
 			price = 1
 		}
 		h := ledger.NewHold("", price)
-		h.UserID = p.UserID
+		h.UserID, h.Workflow = p.UserID, ClassifyLane
 		if err := s.ledger.TakeHold(ctx, p.HouseID, h); err != nil {
 			return Asset{}, false, err
 		}

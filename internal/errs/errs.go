@@ -120,6 +120,10 @@ var (
 	AssetNotFound = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
 	BadCursor     = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
 	TooManyFrames = New(KindInvalid, "TOO_MANY_FRAMES", "The request asks for too many frames.")
+	BadRole       = New(KindInvalid, "BAD_ROLE", "The role is not one of the roles allowed here.")
+	// EmailMismatch refuses an invitation (a seat offer, an operator's
+	// invitation) accepted by someone signed in with another address.
+	EmailMismatch = New(KindForbidden, "EMAIL_MISMATCH", "The invitation was sent to another e-mail address.")
 )
 
 // NameRequired is a look's or a model's missing name.

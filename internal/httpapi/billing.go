@@ -41,7 +41,7 @@ func (s *Server) grantTokens(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) billingRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/ai/billing/balance", Class: KeyOrSession, Tag: "billing", Summary: "The house's token balance and open holds",
-			Out: []Out{{Status: 200, Body: ledger.Balance{}}}, Errors: []*errs.Error{errs.Forbidden}, Handler: s.balance},
+			Out: []Out{{Status: 200, Body: ledger.Balance{}}}, Handler: s.balance},
 		{Method: "GET", Path: "/api/toolkit/ai/billing/catalog", Class: KeyOrSession, Tag: "billing", Summary: "The live price list: tools by tier, flat lanes, text tools, plans and top-up packs",
 			Out: []Out{{Status: 200, Body: job.Catalog{}}}, Handler: s.catalog},
 		{Method: "POST", Path: "/api/toolkit/admin/grant-tokens", Class: PlatformAdmin, Tag: "admin", Summary: "Grant tokens to the personal house of a user",

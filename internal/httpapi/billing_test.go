@@ -83,7 +83,8 @@ func TestBillingBalance(t *testing.T) {
 			t.Errorf("another house sees %+v", b)
 		}
 
-		// A session whose seat in its active house is gone reads nothing.
+		// A session whose seat in its active house is gone stands for no one
+		// there (removing a seat moves its sessions; this one was cut by hand).
 		seatless := a.SignUp(t, "seatless")
 		if err := a.DB.AddSeat(ctx, owner.HouseID, seatless.ID, auth.Viewer); err != nil {
 			t.Fatal(err)
@@ -101,7 +102,7 @@ func TestBillingBalance(t *testing.T) {
 			wantStatus int
 			wantCode   string
 		}{
-			{"seat removed", sess, 403, "FORBIDDEN"},
+			{"seat removed", sess, 401, "UNAUTHORIZED"},
 			{"anonymous", apptest.Anonymous, 401, "UNAUTHORIZED"},
 			{"garbage key", apptest.Cred{Key: "fis_sk_nope"}, 401, "UNAUTHORIZED"},
 		}

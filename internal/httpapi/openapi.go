@@ -85,4 +85,8 @@ var tagDescriptions = map[string]string{
 	"email":   "The service's letters: drip letters sent once per key, and the e-mail provider's signed delivery events.",
 	"support": "The help desk: tickets and their threads, screenshots behind expiring signed links, escalations from the support bridge.",
 	"models":  "The casting board: the house's own models and the catalogue of the service's faces.",
+	"account": "You and the house's account: plan, tokens and spend, invoices, billing, your picture.",
+	"seats":   "The house's people: offering seats, roles, removals and handing the house over.",
+	"invites": "The door in: invitations, invite codes, the applicant list and link previews.",
+	"me":      "Your own data: what the service keeps about you, exported or erased.",
 }

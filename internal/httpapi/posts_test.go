@@ -30,6 +30,7 @@ var postsWalk = walkArea{
 		"PATCH /posts/{id}":  auth.Member,
 		"DELETE /posts/{id}": auth.Member,
 	},
+	authorOnly: []string{"PATCH /posts/{id}", "DELETE /posts/{id}"},
 }
 
 func TestPosts(t *testing.T) {

@@ -51,7 +51,10 @@ type Route struct {
 	// (CHAT_SESSION_NOT_FOUND); a malformed path id answers it too. Nil:
 	// the shared NOT_FOUND.
 	NotFound *errs.Error
-	Handler  appHandler
+	// Lenient routes read their JSON body leniently and answer whatever it
+	// holds (check-email never refuses): no body refusal is documented.
+	Lenient bool
+	Handler appHandler
 }
 
 // Out is one documented success answer.
@@ -92,7 +95,7 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 	if rt.Class.Credentialed() && rt.Method != http.MethodGet {
 		add(ErrBadOrigin)
 	}
-	if rt.In != nil {
+	if rt.In != nil && !rt.Lenient {
 		if _, multipart := rt.In.(Multipart); multipart {
 			add(errs.BadForm)
 		} else {

@@ -18,6 +18,7 @@ import (
 	"studio/internal/chat"
 	"studio/internal/errs"
 	"studio/internal/events"
+	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
@@ -27,6 +28,7 @@ import (
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/post"
+	"studio/internal/seat"
 	"studio/internal/share"
 	"studio/internal/support"
 	"studio/internal/webhook"
@@ -60,6 +62,8 @@ type Services struct {
 	Support  *support.Service            // the help desk: tickets, screenshots, escalations
 	Letters  *letters.Service            // drip letters and the e-mail provider's delivery webhook
 	Casting  *casting.Service            // the casting board: own models and the catalogue's faces
+	Seats    *seat.Service               // the house's people: offers, roles, removals, transfer
+	Door     *invite.Service             // the door in: invitations, codes, applicants, previews
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

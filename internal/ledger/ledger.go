@@ -48,6 +48,7 @@ const (
 	SourcePlan     = "plan"     // a plan period's grant
 	SourceAdmin    = "admin"    // a platform administrator's grant
 	SourcePurchase = "purchase" // a bought top-up pack
+	SourceInvite   = "invite"   // the grant a door in (an invite code) brings at sign-up
 )
 
 // Credit is one grant or top-up: tokens the house may spend.
@@ -89,6 +90,7 @@ type Hold struct {
 	JobID      string // "" for a hold that belongs to no job; a job has at most one hold
 	Tokens     int64
 	UserID     string // who asked, for attribution; may be ""
+	Workflow   string // what it pays for: the job's tool, or a lane's name (the account view's spend per tool)
 	State      HoldState
 	CreatedAt  ts.Time  // zero: the store stamps its clock
 	ResolvedAt *ts.Time // set once posted or voided

@@ -19,10 +19,13 @@ type Post struct {
 	ID        string  `json:"id"`
 	Title     string  `json:"title"`
 	Body      string  `json:"body"`
-	AuthorID  string  `json:"authorId"`
+	AuthorID  *string `json:"authorId" description:"The author; null once the author erased their account."`
 	CreatedAt ts.Time `json:"createdAt"`
 	UpdatedAt ts.Time `json:"updatedAt"`
 }
+
+// By reports whether the post's author is the user.
+func (p Post) By(user string) bool { return p.AuthorID != nil && *p.AuthorID == user }
 
 // Limits on a post's text.
 const (
@@ -102,7 +105,8 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest
 		return Post{}, errs.Forbidden
 	}
 	now := ts.Of(s.now())
-	post := Post{ID: uuid.Must(uuid.NewV7()).String(), Title: *in.Title, Body: *in.Body, AuthorID: p.UserID, CreatedAt: now, UpdatedAt: now}
+	author := p.UserID
+	post := Post{ID: uuid.Must(uuid.NewV7()).String(), Title: *in.Title, Body: *in.Body, AuthorID: &author, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.InsertPost(ctx, p.HouseID, post); err != nil {
 		return Post{}, err
 	}
@@ -115,7 +119,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, in Up
 	if err != nil {
 		return Post{}, err
 	}
-	if post.AuthorID != p.UserID || !p.CanEdit() {
+	if !post.By(p.UserID) || !p.CanEdit() {
 		return Post{}, errs.Msg(errs.Forbidden, "Only the author may change a post.")
 	}
 	if in.Title == nil && in.Body == nil {
@@ -140,7 +144,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) error
 	if err != nil {
 		return err
 	}
-	if post.AuthorID != p.UserID || !p.CanEdit() {
+	if !post.By(p.UserID) || !p.CanEdit() {
 		return errs.Msg(errs.Forbidden, "Only the author may delete a post.")
 	}
 	return s.store.DeletePost(ctx, p.HouseID, id)

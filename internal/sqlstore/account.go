@@ -8,13 +8,23 @@ import (
 	"studio/internal/account"
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/ledger"
 	"studio/internal/mail"
+	"studio/internal/ts"
 )
 
 // CreateUser writes the user, the personal house, the founder's owner seat
-// and the house's opening plan and grant in one transaction.
-func (db *DB) CreateUser(ctx context.Context, u account.User, pwHash string, h account.House) error {
+// and the house's opening plan and grant in one transaction. With gate set
+// (STUDIO_SIGNUP=invite) an address without an open door is
+// account.ErrInviteNeeded, unless no user exists yet. Any door's grant
+// comes with the house, expiring with the trial.
+func (db *DB) CreateUser(ctx context.Context, u account.User, pwHash string, h account.House, gate bool) error {
 	return db.write(ctx, func(tx *Tx) error {
+		if gate {
+			if err := admitted(ctx, tx, u.Email, u.CreatedAt.UnixMilli()); err != nil {
+				return err
+			}
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO users (id, name, email, email_verified, password_hash, created_at)
 			VALUES (?, ?, ?, 0, ?, ?)`, u.ID, u.Name, u.Email, pwHash, u.CreatedAt.UnixMilli())
 		if errors.Is(err, errUnique) {
@@ -35,8 +45,60 @@ func (db *DB) CreateUser(ctx context.Context, u account.User, pwHash string, h a
 			h.ID, u.ID, h.CreatedAt.UnixMilli()); err != nil {
 			return err
 		}
-		return db.openHouse(ctx, tx, h)
+		if err := db.openHouse(ctx, tx, h); err != nil {
+			return err
+		}
+		return db.joinThroughDoors(ctx, tx, u, h)
 	})
+}
+
+// Admitted answers account.ErrInviteNeeded unless the address may sign up
+// while sign-up is by invitation; CreateUser checks again in its write.
+func (db *DB) Admitted(ctx context.Context, email string, now int64) error {
+	return admitted(ctx, db.read(), email, now)
+}
+
+// admitted answers account.ErrInviteNeeded unless the address has a door
+// (an operator's invitation, a redeemed code, a pending seat offer) or the
+// installation has no user yet.
+func admitted(ctx context.Context, tx *Tx, email string, now int64) error {
+	var n int
+	err := tx.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM invitations WHERE email = ?)
+		+ (SELECT COUNT(*) FROM seat_invitations WHERE email = ? AND status = 'pending' AND expires_at > ?)
+		+ (SELECT CASE WHEN EXISTS (SELECT 1 FROM users) THEN 0 ELSE 1 END)`, email, email, now).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return account.ErrInviteNeeded
+	}
+	return nil
+}
+
+// joinThroughDoors records that the address signed up through its doors
+// (the codes count a join) and credits the new house with their grants.
+func (db *DB) joinThroughDoors(ctx context.Context, tx *Tx, u account.User, h account.House) error {
+	at := h.CreatedAt.UnixMilli()
+	var grant int64
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(SUM(grant_tokens), 0) FROM invitations WHERE email = ? AND joined_at IS NULL`,
+		u.Email).Scan(&grant); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE invite_codes SET joined_count = joined_count + 1
+		WHERE id IN (SELECT code_id FROM invitations WHERE email = ? AND kind = 'code' AND joined_at IS NULL)`, u.Email); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE invitations SET joined_at = ?, user_id = COALESCE(user_id, ?) WHERE email = ? AND joined_at IS NULL`,
+		at, u.ID, u.Email); err != nil {
+		return err
+	}
+	if grant == 0 {
+		return nil
+	}
+	end := ts.Of(h.CreatedAt.Add(ledger.TrialLength))
+	c := ledger.NewGrant(grant, ledger.SourceInvite, &end)
+	c.CreatedAt, c.Reason = h.CreatedAt, "invite"
+	return db.addCreditTx(ctx, tx, h.ID, c)
 }
 
 // openHouse is where a new house's opening state is written (plan, grant).

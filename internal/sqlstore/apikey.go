@@ -48,12 +48,15 @@ func (db *DB) RevokeKey(ctx context.Context, house, id string, at int64) (bool, 
 	return n == 1, err
 }
 
-// KeyByHash reads a live key by the hash of its secret.
+// KeyByHash reads a live key by the hash of its secret, with the seat its
+// minter holds in the key's house now; a key whose minter holds no seat
+// there is not live.
 func (db *DB) KeyByHash(ctx context.Context, hash string) (apikey.Resolved, error) {
 	var r apikey.Resolved
 	var used sql.NullInt64
-	err := db.read().QueryRow(ctx, `SELECT id, organization_id, user_id, role, last_used_at
-		FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`, hash).Scan(&r.ID, &r.HouseID, &r.UserID, &r.Role, &used)
+	err := db.read().QueryRow(ctx, `SELECT k.id, k.organization_id, k.user_id, k.role, s.role, k.last_used_at
+		FROM api_keys k JOIN seats s ON s.organization_id = k.organization_id AND s.user_id = k.user_id
+		WHERE k.key_hash = ? AND k.revoked_at IS NULL`, hash).Scan(&r.ID, &r.HouseID, &r.UserID, &r.Role, &r.SeatRole, &used)
 	if err != nil {
 		return apikey.Resolved{}, notFound(err)
 	}

@@ -37,10 +37,10 @@ const jobCols = `id, organization_id, user_id, tool, tier, status, params, input
 func scanJob(base string, row interface{ Scan(...any) error }) (job.Job, error) {
 	var j job.Job
 	var params, inputs string
-	var brand, retry, key, result, errText sql.NullString
+	var user, brand, retry, key, result, errText sql.NullString
 	var created int64
 	var started, finished sql.NullInt64
-	err := row.Scan(&j.ID, &j.HouseID, &j.UserID, &j.Tool, &j.Tier, &j.Status, &params, &inputs, &brand, &retry,
+	err := row.Scan(&j.ID, &j.HouseID, &user, &j.Tool, &j.Tier, &j.Status, &params, &inputs, &brand, &retry,
 		&key, &j.Fingerprint, &j.Cost, &result, &errText, &j.EventSeq, &created, &started, &finished)
 	if err != nil {
 		return job.Job{}, notFound(err)
@@ -51,6 +51,7 @@ func scanJob(base string, row interface{ Scan(...any) error }) (job.Job, error) 
 	if err := json.Unmarshal([]byte(inputs), &j.Inputs); err != nil {
 		return job.Job{}, fmt.Errorf("job %s inputs: %w", j.ID, err)
 	}
+	j.UserID = user.String // "" once the user erased their account
 	j.BrandID, j.RetryOfJobID, j.IdempotencyKey, j.ResultAssetID = brand.String, retry.String, key.String, result.String
 	j.ResultURL = job.ResultURL(base, j.ResultAssetID)
 	if errText.Valid {
@@ -237,7 +238,7 @@ func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
 			return err
 		}
 		h := ledger.NewHold(j.ID, j.Cost)
-		h.UserID = j.UserID
+		h.UserID, h.Workflow = j.UserID, j.Tool
 		if err := db.takeHoldTx(ctx, tx, j.HouseID, h); err != nil {
 			return err
 		}

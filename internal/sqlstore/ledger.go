@@ -265,8 +265,8 @@ func (db *DB) takeHoldsTx(ctx context.Context, tx *Tx, house string, hs []ledger
 		if !h.CreatedAt.IsZero() {
 			created = h.CreatedAt.UnixMilli()
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO ledger_holds (id, organization_id, job_id, tokens, state, user_id, created_at)
-			VALUES (?, ?, ?, ?, 'pending', ?, ?)`, h.ID, house, nullStr(h.JobID), h.Tokens, nullStr(h.UserID), created)
+		_, err := tx.Exec(ctx, `INSERT INTO ledger_holds (id, organization_id, job_id, tokens, state, user_id, workflow, created_at)
+			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`, h.ID, house, nullStr(h.JobID), h.Tokens, nullStr(h.UserID), h.Workflow, created)
 		if errors.Is(err, errUnique) {
 			return errs.Wrap(ledger.ErrHoldExists, err)
 		}

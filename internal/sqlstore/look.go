@@ -319,7 +319,7 @@ func (db *DB) SubmitLookJobs(ctx context.Context, house, lookID string, check fu
 		holds := make([]ledger.Hold, len(jobs))
 		for i, lj := range jobs {
 			holds[i] = ledger.NewHold(lj.Job.ID, lj.Job.Cost)
-			holds[i].UserID = lj.Job.UserID
+			holds[i].UserID, holds[i].Workflow = lj.Job.UserID, lj.Job.Tool
 		}
 		if err := db.takeHoldsTx(ctx, tx, house, holds); err != nil {
 			return err

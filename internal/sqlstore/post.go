@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 
 	"studio/internal/post"
 )
@@ -18,9 +19,11 @@ const postCols = `id, title, body, author_id, created_at, updated_at`
 func scanPost(row interface{ Scan(...any) error }) (post.Post, error) {
 	var p post.Post
 	var created, updated int64
-	if err := row.Scan(&p.ID, &p.Title, &p.Body, &p.AuthorID, &created, &updated); err != nil {
+	var author sql.NullString
+	if err := row.Scan(&p.ID, &p.Title, &p.Body, &author, &created, &updated); err != nil {
 		return post.Post{}, notFound(err)
 	}
+	p.AuthorID = strPtr(author)
 	p.CreatedAt.Time, p.UpdatedAt.Time = msTime(created), msTime(updated)
 	return p, nil
 }

@@ -53,7 +53,7 @@ func (db *DB) InsertShare(ctx context.Context, l share.Link, tokenHash, tokenHin
 	return db.write(ctx, func(tx *Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO shares (id, organization_id, created_by_user_id, token_hash, token_hint,
 			recipient_label, email, message, frames, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			l.ID, l.HouseID, l.UserID, tokenHash, tokenHint, nullPtr(l.RecipientLabel), nullPtr(email), nullPtr(l.Message),
+			l.ID, l.HouseID, nullStr(l.UserID), tokenHash, tokenHint, nullPtr(l.RecipientLabel), nullPtr(email), nullPtr(l.Message),
 			len(frames), l.ExpiresAt.UnixMilli(), createdAt.UnixMilli()); err != nil {
 			return err
 		}
@@ -114,16 +114,17 @@ func (db *DB) RevokeShare(ctx context.Context, house, id string, at time.Time) e
 // routes' one lookup, whose authority is the token.
 func (db *DB) LinkByHash(ctx context.Context, hash string) (share.Link, error) {
 	var l share.Link
-	var label, message sql.NullString
+	var minter, label, message sql.NullString
 	var finished, revoked sql.NullInt64
 	var expires int64
 	err := db.read().QueryRow(ctx, `SELECT s.id, s.organization_id, o.name, s.created_by_user_id, s.recipient_label, s.message,
 		s.frames, s.finished_at, s.expires_at, s.revoked_at
 		FROM shares s JOIN organizations o ON o.id = s.organization_id WHERE s.token_hash = ?`, hash).
-		Scan(&l.ID, &l.HouseID, &l.HouseName, &l.UserID, &label, &message, &l.Frames, &finished, &expires, &revoked)
+		Scan(&l.ID, &l.HouseID, &l.HouseName, &minter, &label, &message, &l.Frames, &finished, &expires, &revoked)
 	if err != nil {
 		return share.Link{}, notFound(err)
 	}
+	l.UserID = minter.String // "" once the minter erased their account
 	l.RecipientLabel, l.Message = strPtr(label), strPtr(message)
 	l.FinishedAt = tsPtr(finished)
 	l.ExpiresAt = msTime(expires)
