@@ -13,6 +13,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -139,6 +140,15 @@ func signIn(t *testing.T, a *apptest.App, u *apptest.User) apptest.Cred {
 	return apptest.Cred{}
 }
 
+// endsSession lists the routes after which the matrix signs in afresh: they
+// end the session or move it to another house.
+var endsSession = map[string]bool{
+	"POST /api/auth/sign-out":                true,
+	"POST /api/auth/organization/set-active": true,
+	"POST /api/toolkit/org/seats/accept":     true,
+	"POST /me/delete":                        true,
+}
+
 // TestRoleMatrix tries every credential on every route: keys of both
 // roles, and real seats of every role in the owner's house (SPEC §1: a
 // viewer reads only, a member spends, an admin manages seats, only an owner
@@ -168,9 +178,16 @@ func TestRoleMatrix(t *testing.T) {
 			role  auth.Role                // role inside the owner's house
 			other bool                     // acts as a person other than the sample's author
 		}
+		// A session is signed in once and reused across routes, except after
+		// a route that ends it or moves it to another house.
+		var sessions sync.Map // *apptest.User -> apptest.Cred
 		session := func(u *apptest.User, switchTo string) func(t *testing.T) apptest.Cred {
 			return func(t *testing.T) apptest.Cred {
+				if c, ok := sessions.Load(u); ok {
+					return c.(apptest.Cred)
+				}
 				c := signIn(t, a, u)
+				defer sessions.Store(u, c)
 				if switchTo != "" {
 					res := a.Do(t, "POST", "/api/auth/organization/set-active", c, map[string]string{"organizationId": switchTo})
 					if res.Status != 200 {
@@ -208,6 +225,9 @@ func TestRoleMatrix(t *testing.T) {
 						req = samples[rt.Pattern()](t, a, admin)
 					}
 					res := a.Do(t, rt.Method, req.path, cr, req.body)
+					if endsSession[rt.Pattern()] {
+						sessions.Clear()
+					}
 					passes := c.class(rt.Class)
 					need := minRole[rt.Pattern()]
 					switch {
