@@ -111,7 +111,7 @@ func newLibrary(t *testing.T, budget *imagemem.Budget) (*asset.Service, auth.Pri
 	now := ts.Of(time.Now())
 	u := account.User{ID: uuid.NewString(), Name: "A", Email: "a@studio.test", CreatedAt: now}
 	h := account.House{ID: uuid.NewString(), Name: "A's house", Personal: true, FounderUserID: u.ID, CreatedAt: now}
-	if err := db.CreateUser(ctx, u, "x", h); err != nil {
+	if err := db.CreateUser(ctx, u, "x", h, false); err != nil {
 		t.Fatal(err)
 	}
 	disk, err := blob.NewDisk(t.TempDir())

@@ -67,7 +67,7 @@ func newFixture(t *testing.T) *fixture {
 	now := ts.Of(time.Now())
 	u := account.User{ID: uuid.Must(uuid.NewV7()).String(), Name: "Wren", Email: "wren@example.com", CreatedAt: now}
 	h := account.House{ID: uuid.Must(uuid.NewV7()).String(), Name: "Wren's house", Personal: true, FounderUserID: u.ID, CreatedAt: now}
-	if err := db.CreateUser(ctx, u, "x", h); err != nil {
+	if err := db.CreateUser(ctx, u, "x", h, false); err != nil {
 		t.Fatal(err)
 	}
 	logged := &testLog{t: t}
