@@ -108,7 +108,7 @@ func newFixture(t *testing.T, dir string, r *receiver, svc func(*sqlstore.DB) *w
 	now := ts.Of(time.Now())
 	u := account.User{ID: uuid.Must(uuid.NewV7()).String(), Name: "Wren", Email: "wren@example.com", CreatedAt: now}
 	h := account.House{ID: uuid.Must(uuid.NewV7()).String(), Name: "Wren's house", Personal: true, FounderUserID: u.ID, CreatedAt: now}
-	if err := db.CreateUser(ctx, u, "x", h); err != nil {
+	if err := db.CreateUser(ctx, u, "x", h, false); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{db: db, owner: auth.Principal{UserID: u.ID, HouseID: h.ID, Role: auth.Owner, Cred: auth.CredSession}}
