@@ -53,7 +53,12 @@ var userColumns = []struct {
 	{"looks", "created_by_user_id", eraseNull},
 	{"jobs", "user_id", eraseNull},
 	{"posts", "author_id", eraseNull},
-	{"shares", "created_by_user_id", eraseNull}, // the link, its frames and the reviewers' marks stay with the house
+	{"shares", "created_by_user_id", eraseNull},         // the link, its frames and the reviewers' marks stay with the house
+	{"frame_feedback", "user_id", eraseNull},            // the house's answer to a verdict stays
+	{"standing_notes", "created_by_user_id", eraseNull}, // a standing note is the house's
+	{"directions", "user_id", eraseNull},                // the direction recorded for a redraw stays with its frame
+	{"webhook_endpoints", "created_by_user_id", eraseNull},
+	{"takes", "user_id", eraseRows}, // the user's replay record of an answer (its idempotency key): the user's own
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.
