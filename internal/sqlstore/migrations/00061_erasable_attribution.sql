@@ -5,7 +5,8 @@
 -- new table, every row copied, the old one dropped (with its indexes), the
 -- new one renamed and the indexes made again under their names. Nothing
 -- refers to either table by a foreign key. The same statements run on
--- PostgreSQL. The jobs indexes are those of 00007 (house keys).
+-- PostgreSQL. The jobs indexes are those of 00007 (house keys); the columns include
+-- 00020's provider_prompt and provider_refs.
 
 -- +goose Up
 CREATE TABLE jobs_v61 (
@@ -31,14 +32,16 @@ CREATE TABLE jobs_v61 (
     lease_until     BIGINT,
     created_at      BIGINT NOT NULL,
     started_at      BIGINT,
-    finished_at     BIGINT
+    finished_at     BIGINT,
+    provider_prompt TEXT,
+    provider_refs   TEXT
 );
 INSERT INTO jobs_v61 (id, organization_id, user_id, tool, tier, status, params, inputs, brand_id, retry_of_job_id,
     idempotency_key, fingerprint, cost, hold_id, result_asset_id, error, event_seq, attempts, lease_owner, lease_until,
-    created_at, started_at, finished_at)
+    created_at, started_at, finished_at, provider_prompt, provider_refs)
 SELECT id, organization_id, user_id, tool, tier, status, params, inputs, brand_id, retry_of_job_id,
     idempotency_key, fingerprint, cost, hold_id, result_asset_id, error, event_seq, attempts, lease_owner, lease_until,
-    created_at, started_at, finished_at
+    created_at, started_at, finished_at, provider_prompt, provider_refs
 FROM jobs;
 DROP TABLE jobs;
 ALTER TABLE jobs_v61 RENAME TO jobs;
