@@ -58,7 +58,14 @@ var userColumns = []struct {
 	{"standing_notes", "created_by_user_id", eraseNull}, // a standing note is the house's
 	{"directions", "user_id", eraseNull},                // the direction recorded for a redraw stays with its frame
 	{"webhook_endpoints", "created_by_user_id", eraseNull},
-	{"takes", "user_id", eraseRows}, // the user's replay record of an answer (its idempotency key): the user's own
+	{"takes", "user_id", eraseRows},                   // the user's replay record of an answer (its idempotency key): the user's own
+	{"house_models", "created_by_user_id", eraseNull}, // the house's own model stays with the house
+	{"chat_turns", "user_id", eraseRows},              // the user's conversations with the assistant (turns before their sessions)
+	{"chat_sessions", "user_id", eraseRows},
+	{"memories", "user_id", eraseRows},            // personal memories; successors of personal ones are personal too
+	{"memories", "created_by_user_id", eraseNull}, // the house's memories stay, without their author
+	{"support_tickets", "user_id", eraseNull},     // the desk keeps the thread (and its messages) without the user
+	{"support_shots", "user_id", eraseNull},       // the screenshots' sweep removes them after the retention period
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.
@@ -151,6 +158,11 @@ func eraseRowsOf(ctx context.Context, tx *Tx, userID, email string) error {
 	}
 	if _, err := tx.Exec(ctx, `UPDATE invite_codes SET revoked_at = COALESCE(revoked_at, ?) WHERE owner_user_id = ?`,
 		tx.db.nowMs(), userID); err != nil {
+		return err
+	}
+	// Turns of the user's sessions go with them, whoever wrote them.
+	if _, err := tx.Exec(ctx, `DELETE FROM chat_turns WHERE EXISTS (SELECT 1 FROM chat_sessions c
+		WHERE c.organization_id = chat_turns.organization_id AND c.id = chat_turns.session_id AND c.user_id = ?)`, userID); err != nil {
 		return err
 	}
 	for _, c := range userColumns {
