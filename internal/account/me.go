@@ -71,7 +71,7 @@ type Export struct {
 	Seats           []ExportSeat       `json:"seats"`
 	Sessions        []ExportSession    `json:"sessions" description:"Signed-in browsers; never the token."`
 	Keys            []ExportKey        `json:"keys" description:"API keys the user minted, in every house; never the secret."`
-	Memories        []ExportMemory     `json:"memories" description:"Personal memories (none are kept yet)."`
+	Memories        []ExportMemory     `json:"memories" description:"Your personal memories, every status (retired and superseded ones too)."`
 	Invitations     []ExportInvitation `json:"invitations" description:"Seat offers, operators' invitations and redeemed codes addressed to the user's e-mail address."`
 	InvitationsSent []ExportSentOffer  `json:"invitationsSent" description:"Seat offers the user made."`
 	Application     *ExportApplication `json:"application" nullable:"true" description:"The user's request to be let in, if they made one."`
@@ -109,7 +109,7 @@ type ExportKey struct {
 	CreatedAt      ts.Time   `json:"createdAt"`
 }
 
-// ExportMemory is a personal memory (the conversation issue adds them).
+// ExportMemory is one of the user's personal memories.
 type ExportMemory struct {
 	ID        string  `json:"id"`
 	Statement string  `json:"statement"`

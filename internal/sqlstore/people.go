@@ -128,6 +128,15 @@ func (db *DB) ExportUser(ctx context.Context, userID, email string) (account.Exp
 				x.Keys = append(x.Keys, v)
 				return err
 			}},
+			{`SELECT id, statement, created_at FROM memories WHERE user_id = ? AND scope = 'user' ORDER BY created_at, id`,
+				[]any{userID}, func(r scanner) error {
+					var v account.ExportMemory
+					var c int64
+					err := r.Scan(&v.ID, &v.Statement, &c)
+					v.CreatedAt = ts.Milli(c)
+					x.Memories = append(x.Memories, v)
+					return err
+				}},
 			{`SELECT i.id, i.status, i.organization_id, o.name, i.role, i.created_at, i.accepted_at FROM seat_invitations i
 				JOIN organizations o ON o.id = i.organization_id WHERE i.email = ? ORDER BY i.created_at, i.id`,
 				[]any{email}, func(r scanner) error {
