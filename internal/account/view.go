@@ -56,13 +56,13 @@ type Invoice struct {
 	Kind      string   `json:"kind" enum:"signup_grant,subscription_grant,admin_grant,invite_grant,topup,grant" description:"What credited the tokens."`
 	Item      string   `json:"item" description:"A line describing it."`
 	Tokens    int64    `json:"tokens"`
-	AmountUSD *float64 `json:"amountUsd" description:"US dollars paid: 0 for a grant, the pack's price for a top-up; null when the ledger does not know."`
+	AmountUSD *float64 `json:"amountUsd" description:"US dollars paid: what the provider charged for the order that credited it (a top-up, a plan period); 0 for a grant; a top-up without an order has the pack's price, null when no pack matches."`
 	Reference *string  `json:"reference" description:"The payment's reference; null for grants."`
 }
 
 // Billing is who pays and whether the caller may change it.
 type Billing struct {
-	CardOnFile bool   `json:"cardOnFile" description:"false until billing runs."`
+	CardOnFile bool   `json:"cardOnFile" description:"The house has paid through the payment provider, which keeps its payment method."`
 	Email      string `json:"email" description:"Where billing letters go: the house owner's address."`
 	CanManage  bool   `json:"canManage" description:"The caller is an owner of the house (only owners spend money)."`
 }
@@ -110,6 +110,8 @@ type viewStore interface {
 	CreditHistory(ctx context.Context, house string, limit int) ([]ledger.Credit, error)
 	// BillingEmail is the address of the house's first owner.
 	BillingEmail(ctx context.Context, house string) (string, error)
+	// CardOnFile reports whether the house is a payment provider's customer.
+	CardOnFile(ctx context.Context, house string) (bool, error)
 }
 
 // View answers GET /api/account for the caller and their house.
@@ -139,6 +141,10 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 	if err != nil {
 		return View{}, err
 	}
+	card, err := s.store.CardOnFile(ctx, p.HouseID)
+	if err != nil {
+		return View{}, err
+	}
 	offer, _ := s.opts.Prices.Plan(plan.Tier)
 	v := View{
 		Profile: s.profile(u),
@@ -146,7 +152,7 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 			MonthlyTokens: offer.MonthlyTokens, RolloverMultiple: offer.RolloverMultiple, RenewsAt: plan.RenewsAt},
 		Tokens:   Tokens{Balance: bal.Balance, Grant: bal.Grant, Topup: bal.Topup, Held: bal.Held, Days: days, ByWorkflow: spend},
 		Invoices: make([]Invoice, 0, len(credits)),
-		Billing:  Billing{Email: email, CanManage: p.Role == auth.Owner},
+		Billing:  Billing{CardOnFile: card, Email: email, CanManage: p.Role == auth.Owner},
 	}
 	if plan.Status == ledger.Canceled {
 		v.Plan.RenewsAt = nil
@@ -184,6 +190,10 @@ func (s *Service) invoice(c ledger.Credit) Invoice {
 		in.Kind, in.Item = "invite_grant", "Invitation grant: "+plural(c.Tokens)
 	default:
 		in.Kind, in.Item = "grant", "Grant: "+plural(c.Tokens)
+	}
+	if c.PaidCents != nil { // a paid order credited it: what the provider charged
+		usd := float64(*c.PaidCents) / 100
+		in.AmountUSD = &usd
 	}
 	if c.Reason != "" && c.Source == ledger.SourceAdmin {
 		in.Item += " (" + c.Reason + ")"

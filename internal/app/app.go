@@ -19,6 +19,7 @@ import (
 	"studio/internal/ai"
 	"studio/internal/apikey"
 	"studio/internal/asset"
+	"studio/internal/billing"
 	"studio/internal/blob"
 	"studio/internal/blob/s3"
 	"studio/internal/casting"
@@ -49,6 +50,7 @@ import (
 	"studio/internal/sweep"
 	"studio/internal/urlguard"
 	"studio/internal/webhook"
+	"studio/internal/webhook/sign"
 	"studio/internal/worker"
 )
 
@@ -152,6 +154,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	}
 	seats := seat.NewService(db, sender, limits, seat.Options{WebOrigin: cfg.WebOrigin, Now: now})
 	door := invite.NewService(db, limits, invite.Options{WebOrigin: cfg.WebOrigin, Prices: prices, Guard: guard, Now: now})
+	pay, err := paymentProvider(cfg, db, now)
+	if err != nil {
+		return nil, errors.Join(err, db.Close(), blobs.Close())
+	}
+	money := billing.NewService(db, pay, billing.Options{Prices: prices, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	broker := events.NewBroker(events.Options{})
 	var relay *events.PGRelay // several instances share PostgreSQL: relay events between them
 	var workers atomic.Pointer[worker.Pool]
@@ -223,10 +230,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Support:  desk,
 		Letters: letters.NewService(db, sender, letters.Options{DripSecret: cfg.DripSecret, WebhookSecret: cfg.EmailHook, WebOrigin: cfg.WebOrigin, Now: now,
 			OnAlert: func(kind, subject string) { log.Warn("operator alert", "kind", kind, "subject", subject) }}),
-		Seats: seats,
-		Door:  door,
-		Wake:  pool.Wake,
-		Ping:  db.Ping,
+		Seats:   seats,
+		Door:    door,
+		Billing: money,
+		Pages:   providerPages(pay),
+		Wake:    pool.Wake,
+		Ping:    db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
@@ -406,4 +415,59 @@ func publicHost(public string) string {
 		return "localhost"
 	}
 	return u.Hostname()
+}
+
+// paymentProvider builds the provider BILLING_PROVIDER names (nil when
+// unset). The local test provider signs with BILLING_WEBHOOK_SECRET, or with
+// a secret generated once and kept in the data folder.
+func paymentProvider(cfg Config, db *sqlstore.DB, now func() time.Time) (billing.Provider, error) {
+	switch cfg.BillingProvider {
+	case "":
+		return nil, nil
+	case billing.Local:
+		secret := cfg.BillingWebhookSecret
+		if secret == "" {
+			var err error
+			if secret, err = keptSecret(filepath.Join(cfg.DataDir, "billing-webhook-secret")); err != nil {
+				return nil, fmt.Errorf("billing: %w", err)
+			}
+		}
+		return billing.NewLocal(billing.LocalOptions{Secret: secret, PublicURL: cfg.PublicURL, ReturnURL: cfg.WebOrigin + "/account",
+			Checkouts: func(ctx context.Context, id string) (billing.Checkout, error) {
+				return db.CheckoutAt(ctx, billing.Local, id)
+			},
+			Now: now})
+	}
+	return nil, fmt.Errorf("billing: unknown provider %q", cfg.BillingProvider)
+}
+
+// providerPages are the pages a provider serves from this binary (the local
+// test provider's checkout and portal); nil for none.
+func providerPages(p billing.Provider) http.Handler {
+	if l, ok := p.(*billing.LocalProvider); ok {
+		return l.Pages()
+	}
+	return nil
+}
+
+// keptSecret reads a webhook secret from path, writing a fresh one there
+// (readable by this user only) the first time.
+func keptSecret(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	s := sign.NewSecret()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another instance wrote it first
+		return keptSecret(path)
+	} else if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(s + "\n")
+	return s, errors.Join(err, f.Close())
 }

@@ -45,6 +45,10 @@ type Config struct {
 	ResendURL    string            // RESEND_URL: Resend's API (tests point it at a local stand-in)
 	DripSecret   string            // DRIP_SECRET: bearer of the drip route; unset, it answers 503
 	EmailHook    string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
+	// Money (DECISIONS §10): the payment provider ("" none, local, polar)
+	// and the secret its deliveries are signed with.
+	BillingProvider      string
+	BillingWebhookSecret string
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -119,6 +123,16 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
 	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",
 		set: func(c *Config, v string) error { c.FalURL = v; return nil }},
+	{Name: "BILLING_PROVIDER", Shown: "(unset: money routes answer 503)", Help: "payment provider: local (the built-in test provider, test mode)",
+		set: func(c *Config, v string) error {
+			if v != "" && v != "local" {
+				return fmt.Errorf("must be local, got %q (polar is not built yet)", v)
+			}
+			c.BillingProvider = v
+			return nil
+		}},
+	{Name: "BILLING_WEBHOOK_SECRET", Shown: "(local: generated in the data dir)", Help: "the secret the payment provider signs its deliveries with (Standard Webhooks)",
+		set: func(c *Config, v string) error { c.BillingWebhookSecret = v; return nil }},
 	{Name: "STUDIO_WORKERS", Default: "2", Help: "jobs this process renders at once (1 to 64)",
 		set: func(c *Config, v string) (err error) { c.Workers, err = wholeNumber(v, 1, 64); return err }},
 	{Name: "STUDIO_JOB_LEASE", Default: "30s", Help: "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it",

@@ -19,6 +19,10 @@ import (
 	"studio/internal/httpapi"
 )
 
+// BillingSecret is the webhook secret the test apps' payment provider
+// signs its deliveries with.
+const BillingSecret = "whsec_dGVzdC1iaWxsaW5nLXNlY3JldC1vZi10aGUtc3R1ZGlvIQ=="
+
 // App is the real service on an httptest server.
 type App struct {
 	*app.App
@@ -54,6 +58,10 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 			return e.DatabaseURL
 		case "STUDIO_ADMIN_EMAILS":
 			return "admin@studio.test"
+		case "BILLING_PROVIDER": // the built-in test provider; a test sets "" to see money refused
+			return "local"
+		case "BILLING_WEBHOOK_SECRET":
+			return BillingSecret
 		}
 		return ""
 	})
@@ -109,6 +117,13 @@ type Cred struct {
 	NoOrigin bool
 }
 
+// Signed is a body sent as is with its own headers: a provider's signed
+// delivery.
+type Signed struct {
+	Body   []byte
+	Header http.Header
+}
+
 // Anonymous sends no credential.
 var Anonymous = Cred{}
 
@@ -151,6 +166,8 @@ func (a *App) Do(t testing.TB, method, path string, c Cred, body any) Resp {
 		rd, ctype = bytes.NewReader(b), "application/json"
 	case Form:
 		rd, ctype = bytes.NewReader(b.Body), b.ContentType
+	case Signed:
+		rd, ctype = bytes.NewReader(b.Body), "application/json"
 	default:
 		enc, err := json.Marshal(b)
 		if err != nil {
@@ -164,6 +181,11 @@ func (a *App) Do(t testing.TB, method, path string, c Cred, body any) Resp {
 	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
+	}
+	if sb, ok := body.(Signed); ok {
+		for k, v := range sb.Header {
+			req.Header[k] = v
+		}
 	}
 	a.authorize(req, c)
 	return a.Send(t, req)

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
 
 	"studio/internal/auth"
+	"studio/internal/billing"
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
@@ -37,6 +41,97 @@ func (s *Server) grantTokens(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, g)
 }
 
+// spend admits an owner's session with a provider configured, before the
+// body is read (DECISIONS §10).
+func (s *Server) spend(r *http.Request) (auth.Principal, error) {
+	p := auth.From(r.Context())
+	return p, s.svc.Billing.Spend(p)
+}
+
+// openCheckout opens a hosted checkout for the body's In.
+func openCheckout[In any](s *Server, w http.ResponseWriter, r *http.Request,
+	open func(context.Context, auth.Principal, In) (billing.Opened, error)) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	in, err := decode[In](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := open(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) checkoutTopUp(w http.ResponseWriter, r *http.Request) error {
+	return openCheckout(s, w, r, s.svc.Billing.TopUp)
+}
+
+func (s *Server) checkoutSubscription(w http.ResponseWriter, r *http.Request) error {
+	return openCheckout(s, w, r, s.svc.Billing.Subscribe)
+}
+
+func (s *Server) checkoutCustom(w http.ResponseWriter, r *http.Request) error {
+	return openCheckout(s, w, r, s.svc.Billing.Custom)
+}
+
+func (s *Server) portal(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.Portal(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.CancelPlan(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+// paymentWebhook reads a provider's delivery: the raw bytes are what the
+// signature covers.
+func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSON))
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return errs.BodyTooLarge
+	} else if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.Deliver(r.Context(), r.PathValue("provider"), r.Header, body)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) entitlements(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.svc.Billing.Holdings(r.Context(), auth.From(r.Context()))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+// moneyErrors are what a route that spends money may answer: 403 and 503
+// first, then its own.
+func moneyErrors(own ...*errs.Error) []*errs.Error {
+	return append([]*errs.Error{errs.Forbidden, billing.ErrNotConfigured}, own...)
+}
+
 // billingRoutes are the routes of Billing (SPEC §4.19, DECISIONS §1b and §4) and the admin grant (SPEC §4.17).
 func (s *Server) billingRoutes() []Route {
 	return []Route{
@@ -44,6 +139,32 @@ func (s *Server) billingRoutes() []Route {
 			Out: []Out{{Status: 200, Body: ledger.Balance{}}}, Handler: s.balance},
 		{Method: "GET", Path: "/api/toolkit/ai/billing/catalog", Class: KeyOrSession, Tag: "billing", Summary: "The live price list: tools by tier, flat lanes, text tools, plans and top-up packs",
 			Out: []Out{{Status: 200, Body: job.Catalog{}}}, Handler: s.catalog},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/topup", Class: KeyOrSession, Tag: "billing",
+			Summary: "Open a hosted checkout for a top-up pack (owner's session only); the provider's signed delivery credits it",
+			In:      billing.TopUpRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
+			Errors: moneyErrors(billing.ErrBadPack), Handler: s.checkoutTopUp},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/subscription", Class: KeyOrSession, Tag: "billing",
+			Summary: "Open a hosted checkout for a monthly plan (owner's session only); the provider's signed delivery moves the plan",
+			In:      billing.SubscriptionRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
+			Errors: moneyErrors(billing.ErrBadTier), Handler: s.checkoutSubscription},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/custom", Class: KeyOrSession, Tag: "billing",
+			Summary: "Open a hosted checkout for a number of tokens at the smallest pack's price per token (owner's session only)",
+			In:      billing.CustomRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
+			Errors: moneyErrors(billing.ErrBadTokens), Handler: s.checkoutCustom},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/portal", Class: KeyOrSession, Tag: "billing",
+			Summary: "Open the provider's customer portal for the house (owner's session only)",
+			Out:     []Out{{Status: 200, Body: billing.PortalURL{}}}, Errors: moneyErrors(billing.ErrNoCustomer), Handler: s.portal},
+		{Method: "POST", Path: "/api/account/plan/cancel", Class: KeyOrSession, Tag: "billing",
+			Summary: "Cancel the plan at the period's end: the provider is told first; the plan is mirrored as canceled only on its acceptance; tokens stay",
+			Out:     []Out{{Status: 200, Body: billing.Canceled{}}}, Errors: moneyErrors(billing.ErrNoActivePlan), Handler: s.cancelPlan},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/webhook/{provider}", Class: Public, Tag: "billing",
+			Summary: "The payment provider's signed delivery (Standard Webhooks): the only writer of entitlements, once per delivery and per order",
+			Out:     []Out{{Status: 200, Body: billing.Delivered{}}},
+			Errors:  []*errs.Error{errs.NotFound, billing.ErrNotConfigured, billing.ErrBadSignature, billing.ErrUnparseable, errs.BodyTooLarge},
+			Handler: s.paymentWebhook},
+		{Method: "GET", Path: "/api/toolkit/entitlements", Class: KeyOrSession, Tag: "billing",
+			Summary: "What the provider's paid orders gave the house, and its open checkouts",
+			Out:     []Out{{Status: 200, Body: billing.Holdings{}}}, Handler: s.entitlements},
 		{Method: "POST", Path: "/api/toolkit/admin/grant-tokens", Class: PlatformAdmin, Tag: "admin", Summary: "Grant tokens to the personal house of a user",
 			In: ledger.GrantRequest{}, Out: []Out{{Status: 200, Body: ledger.Granted{}}},
 			Errors: []*errs.Error{ledger.ErrUserRequired, ledger.ErrBadTokens, ledger.ErrUserNotFound}, Handler: s.grantTokens},

@@ -25,7 +25,26 @@ var billingWalk = walkArea{
 		"POST /api/toolkit/admin/grant-tokens": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/admin/grant-tokens", map[string]any{"userId": u.ID, "tokens": 5}}
 		},
+		// Money (money_test.go): only an owner's session spends; every seat reads the entitlements.
+		"POST /api/toolkit/ai/billing/checkout/topup":        static("/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "100"}),
+		"POST /api/toolkit/ai/billing/checkout/subscription": static("/api/toolkit/ai/billing/checkout/subscription", map[string]any{"tier": "studio"}),
+		"POST /api/toolkit/ai/billing/checkout/custom":       static("/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 150}),
+		"POST /api/toolkit/ai/billing/portal":                static("/api/toolkit/ai/billing/portal", nil),
+		"POST /api/account/plan/cancel":                      static("/api/account/plan/cancel", nil),
+		"GET /api/toolkit/entitlements":                      static("/api/toolkit/entitlements", nil),
+		"POST /api/toolkit/ai/billing/webhook/{provider}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/ai/billing/webhook/local", apptest.Delivery(t, "checkout.created", map[string]any{"id": "walk"})}
+		},
 	},
+	minRole: map[string]auth.Role{
+		"POST /api/toolkit/ai/billing/checkout/topup":        auth.Owner,
+		"POST /api/toolkit/ai/billing/checkout/subscription": auth.Owner,
+		"POST /api/toolkit/ai/billing/checkout/custom":       auth.Owner,
+		"POST /api/toolkit/ai/billing/portal":                auth.Owner,
+		"POST /api/account/plan/cancel":                      auth.Owner,
+	},
+	// The provider in the path names a built-in provider, not a house's row.
+	global: []string{"POST /api/toolkit/ai/billing/webhook/{provider}"},
 }
 
 // billingBalance reads GET /api/toolkit/ai/billing/balance with cred.

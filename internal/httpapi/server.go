@@ -14,6 +14,7 @@ import (
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/auth"
+	"studio/internal/billing"
 	"studio/internal/casting"
 	"studio/internal/chat"
 	"studio/internal/errs"
@@ -64,6 +65,8 @@ type Services struct {
 	Casting  *casting.Service            // the casting board: own models and the catalogue's faces
 	Seats    *seat.Service               // the house's people: offers, roles, removals, transfer
 	Door     *invite.Service             // the door in: invitations, codes, applicants, previews
+	Billing  *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
+	Pages    http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }
@@ -97,6 +100,11 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 	// the binary, not API operations, so they stay out of the table.
 	s.mux.Handle("GET /docs/{file}", docsHandler())
 	s.mux.Handle("GET /s/{file}", reviewerHandler())
+	// The local test provider's hosted checkout and portal: the provider's
+	// pages, not this API's operations.
+	if svc.Pages != nil {
+		s.mux.Handle(billing.LocalPath, svc.Pages)
+	}
 	s.mux.Handle("/", appHandler(s.unmatched))
 	s.handler = observe(log, s.mux)
 	return s

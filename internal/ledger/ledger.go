@@ -62,6 +62,9 @@ type Credit struct {
 	Reason    string   // why it was granted, for the audit trail
 	GrantedBy string   // the user who granted it, when a person did
 	CreatedAt ts.Time  // zero: the store stamps its clock
+	// PaidCents is what the payment provider charged for the order that
+	// credited it (read from its entitlement); nil when no order did.
+	PaidCents *int64
 }
 
 // NewGrant returns a grant of tokens from source, expiring at expiresAt

@@ -122,6 +122,10 @@ type Plan struct {
 	PeriodStart ts.Time
 	RenewsAt    *ts.Time // the end of the period (of the trial, for a trial)
 	EndsAt      *ts.Time // set when canceled: the plan runs to period end
+	// The subscription the plan mirrors at the payment provider; empty for
+	// a trial.
+	Provider       string
+	SubscriptionID string
 }
 
 // Prices is the live price list: the price table, the flat lanes and text

@@ -66,6 +66,7 @@ var userColumns = []struct {
 	{"memories", "created_by_user_id", eraseNull}, // the house's memories stay, without their author
 	{"support_tickets", "user_id", eraseNull},     // the desk keeps the thread (and its messages) without the user
 	{"support_shots", "user_id", eraseNull},       // the screenshots' sweep removes them after the retention period
+	{"billing_checkouts", "created_by_user_id", eraseNull},
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.

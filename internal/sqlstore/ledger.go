@@ -525,11 +525,14 @@ func (db *DB) Plan(ctx context.Context, house string) (ledger.Plan, error) {
 	var p ledger.Plan
 	var start int64
 	var renews, ends sql.NullInt64
-	err := db.read().QueryRow(ctx, `SELECT tier, status, period_start, renews_at, ends_at FROM plans WHERE organization_id = ?`,
-		house).Scan(&p.Tier, &p.Status, &start, &renews, &ends)
+	var provider, sub sql.NullString
+	err := db.read().QueryRow(ctx, `SELECT tier, status, period_start, renews_at, ends_at, provider, subscription_id
+		FROM plans WHERE organization_id = ?`,
+		house).Scan(&p.Tier, &p.Status, &start, &renews, &ends, &provider, &sub)
 	if err != nil {
 		return ledger.Plan{}, notFound(err)
 	}
 	p.PeriodStart, p.RenewsAt, p.EndsAt = ts.Milli(start), tsPtr(renews), tsPtr(ends)
+	p.Provider, p.SubscriptionID = provider.String, sub.String
 	return p, nil
 }

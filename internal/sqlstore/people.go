@@ -39,8 +39,9 @@ func (db *DB) Spend(ctx context.Context, house string, since int64) ([]account.W
 
 // CreditHistory lists the house's credits, newest first.
 func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]ledger.Credit, error) {
-	rows, err := db.read().Query(ctx, `SELECT id, kind, source, amount, expires_at, reference, reason, created_at
-		FROM ledger_credits WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, house, limit)
+	rows, err := db.read().Query(ctx, `SELECT c.id, c.kind, c.source, c.amount, c.expires_at, c.reference, c.reason, c.created_at,
+		(SELECT e.amount_cents FROM entitlements e WHERE e.organization_id = c.organization_id AND e.credit_id = c.id)
+		FROM ledger_credits c WHERE c.organization_id = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ?`, house, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -51,13 +52,25 @@ func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]led
 		var exp sql.NullInt64
 		var ref, reason sql.NullString
 		var created int64
-		if err := rows.Scan(&c.ID, &c.Kind, &c.Source, &c.Tokens, &exp, &ref, &reason, &created); err != nil {
+		var paid sql.NullInt64
+		if err := rows.Scan(&c.ID, &c.Kind, &c.Source, &c.Tokens, &exp, &ref, &reason, &created, &paid); err != nil {
 			return nil, err
 		}
 		c.ExpiresAt, c.Reference, c.Reason, c.CreatedAt = tsPtr(exp), ref.String, reason.String, ts.Milli(created)
+		if paid.Valid {
+			c.PaidCents = &paid.Int64
+		}
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// CardOnFile reports whether the house is a customer of a payment
+// provider (it paid through one, which keeps its payment method).
+func (db *DB) CardOnFile(ctx context.Context, house string) (bool, error) {
+	var n int
+	err := db.read().QueryRow(ctx, `SELECT COUNT(*) FROM billing_customers WHERE organization_id = ?`, house).Scan(&n)
+	return n > 0, err
 }
 
 // BillingEmail is the address of the house's first owner.

@@ -1,0 +1,285 @@
+package sqlstore
+
+// Money (package billing's doc; tables in migrations/00100_billing.sql).
+// ApplyDelivery is the only writer of entitlements, plan moves and
+// purchased credits: one transaction records the delivery, the entitlement
+// and its effect, so a delivery replayed any number of times, at once or
+// later, writes them once.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/billing"
+	"studio/internal/ledger"
+	"studio/internal/ts"
+)
+
+// OpenCheckout records an open checkout.
+func (db *DB) OpenCheckout(ctx context.Context, provider string, c billing.Checkout) error {
+	_, err := db.writer().Exec(ctx, `INSERT INTO billing_checkouts (id, organization_id, provider, provider_checkout_id, kind, tier,
+		tokens, amount_cents, url, status, created_by_user_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
+		c.ID, c.House, provider, c.ProviderID, string(c.Kind), nullStr(string(c.Tier)), c.Tokens, c.AmountCents, c.URL,
+		nullStr(c.UserID), db.nowMs())
+	return err
+}
+
+const checkoutCols = `c.id, c.organization_id, o.name, c.provider_checkout_id, c.kind, c.tier, c.tokens, c.amount_cents, c.url, c.status, c.created_at`
+
+func scanCheckout(row interface{ Scan(...any) error }) (billing.Checkout, error) {
+	var c billing.Checkout
+	var tier sql.NullString
+	var created int64
+	err := row.Scan(&c.ID, &c.House, &c.HouseName, &c.ProviderID, &c.Kind, &tier, &c.Tokens, &c.AmountCents, &c.URL, &c.Status, &created)
+	c.Tier, c.CreatedAt = ledger.PlanTier(tier.String), msTime(created)
+	return c, err
+}
+
+// CheckoutAt returns a checkout by the provider's id; NOT_FOUND when none.
+func (db *DB) CheckoutAt(ctx context.Context, provider, providerID string) (billing.Checkout, error) {
+	c, err := scanCheckout(db.read().QueryRow(ctx, `SELECT `+checkoutCols+` FROM billing_checkouts c
+		JOIN organizations o ON o.id = c.organization_id WHERE c.provider = ? AND c.provider_checkout_id = ?`, provider, providerID))
+	return c, notFound(err)
+}
+
+// OpenCheckouts lists the house's open checkouts, newest first.
+func (db *DB) OpenCheckouts(ctx context.Context, house string) ([]billing.Checkout, error) {
+	rows, err := db.read().Query(ctx, `SELECT `+checkoutCols+` FROM billing_checkouts c JOIN organizations o ON o.id = c.organization_id
+		WHERE c.organization_id = ? AND c.status = 'open' ORDER BY c.created_at DESC, c.id DESC LIMIT 50`, house)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []billing.Checkout{}
+	for rows.Next() {
+		c, err := scanCheckout(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Customer returns the house's customer id at the provider ("" when none).
+func (db *DB) Customer(ctx context.Context, house, provider string) (string, error) {
+	var id string
+	err := db.read().QueryRow(ctx, `SELECT customer_id FROM billing_customers WHERE organization_id = ? AND provider = ?`,
+		house, provider).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
+// HouseOfSubscription returns the house whose plan mirrors the
+// subscription; NOT_FOUND when none.
+func (db *DB) HouseOfSubscription(ctx context.Context, provider, subscriptionID string) (string, error) {
+	var house string
+	err := db.read().QueryRow(ctx, `SELECT organization_id FROM plans WHERE provider = ? AND subscription_id = ?`,
+		provider, subscriptionID).Scan(&house)
+	return house, notFound(err)
+}
+
+// MirrorCancel marks the house's plan canceled at endsAt, once the provider
+// accepted the cancel of subscriptionID; false when the plan no longer
+// mirrors that subscription.
+func (db *DB) MirrorCancel(ctx context.Context, house, subscriptionID string, endsAt time.Time) (bool, error) {
+	res, err := db.writer().Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ?
+		WHERE organization_id = ? AND subscription_id = ?`, endsAt.UnixMilli(), db.nowMs(), house, subscriptionID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// Entitlements lists the house's entitlements, newest first.
+func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitlement, error) {
+	rows, err := db.read().Query(ctx, `SELECT id, provider, order_id, kind, tier, tokens, amount_cents, created_at
+		FROM entitlements WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT 200`, house)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []billing.Entitlement{}
+	for rows.Next() {
+		var e billing.Entitlement
+		var tier sql.NullString
+		var created int64
+		if err := rows.Scan(&e.ID, &e.Provider, &e.OrderID, &e.Kind, &tier, &e.Tokens, &e.AmountCents, &created); err != nil {
+			return nil, err
+		}
+		e.Tier, e.CreatedAt = tier.String, ts.Milli(created)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ApplyDelivery records a verified delivery and applies its event in one
+// transaction. offer returns a plan tier's terms. The outcome says what
+// happened: granted, updated, duplicate, unmatched or ignored.
+func (db *DB) ApplyDelivery(ctx context.Context, provider, deliveryID string, ev billing.Event,
+	offer func(ledger.PlanTier) (ledger.PlanOffer, bool)) (billing.Outcome, error) {
+	var out billing.Outcome
+	err := db.write(ctx, func(tx *Tx) error {
+		now := db.nowMs()
+		res, err := tx.Exec(ctx, `INSERT INTO billing_deliveries (provider, delivery_id, event_type, outcome, received_at)
+			VALUES (?, ?, ?, '', ?) ON CONFLICT (provider, delivery_id) DO NOTHING`, provider, deliveryID, ev.Raw, now)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			out = billing.Outcome{Result: billing.Duplicate}
+			return err
+		}
+		switch ev.Type {
+		case billing.OrderPaid:
+			out, err = db.applyOrderTx(ctx, tx, provider, ev, offer, now)
+		case billing.SubscriptionCanceled, billing.SubscriptionRevoked:
+			out, err = db.applyEndTx(ctx, tx, provider, ev, now)
+		default:
+			out = billing.Outcome{Result: billing.IgnoredResult}
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE billing_deliveries SET outcome = ? WHERE provider = ? AND delivery_id = ?`,
+			string(out.Result), provider, deliveryID)
+		return err
+	})
+	return out, err
+}
+
+// applyOrderTx writes a paid order's entitlement and its effect.
+func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev billing.Event,
+	offer func(ledger.PlanTier) (ledger.PlanOffer, bool), now int64) (billing.Outcome, error) {
+	var house, checkoutID string
+	var kind billing.Kind
+	var tier ledger.PlanTier
+	var tokens int64
+	entKind := ""
+	switch {
+	case ev.CheckoutID != "" && !ev.Renewal:
+		var t sql.NullString
+		err := tx.QueryRow(ctx, `SELECT id, organization_id, kind, tier, tokens FROM billing_checkouts
+			WHERE provider = ? AND provider_checkout_id = ?`, provider, ev.CheckoutID).Scan(&checkoutID, &house, &kind, &t, &tokens)
+		if errors.Is(err, sql.ErrNoRows) {
+			return billing.Outcome{Result: billing.Unmatched}, nil
+		} else if err != nil {
+			return billing.Outcome{}, err
+		}
+		tier, entKind = ledger.PlanTier(t.String), string(kind)
+	case ev.SubscriptionID != "":
+		var t string
+		err := tx.QueryRow(ctx, `SELECT organization_id, tier FROM plans WHERE provider = ? AND subscription_id = ?`,
+			provider, ev.SubscriptionID).Scan(&house, &t)
+		if errors.Is(err, sql.ErrNoRows) {
+			return billing.Outcome{Result: billing.Unmatched}, nil
+		} else if err != nil {
+			return billing.Outcome{}, err
+		}
+		kind, tier, entKind = billing.KindSubscription, ledger.PlanTier(t), "renewal"
+	default:
+		return billing.Outcome{Result: billing.Unmatched}, nil
+	}
+	if err := db.lockHouse(ctx, tx, house); err != nil {
+		return billing.Outcome{}, err
+	}
+	entID := uuid.Must(uuid.NewV7()).String()
+	res, err := tx.Exec(ctx, `INSERT INTO entitlements (id, organization_id, provider, order_id, kind, tier, tokens, amount_cents,
+		checkout_id, subscription_id, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (provider, order_id) DO NOTHING`,
+		entID, house, provider, ev.OrderID, entKind, nullStr(string(tier)), ev.AmountCents, nullStr(checkoutID),
+		nullStr(ev.SubscriptionID), now)
+	if err != nil {
+		return billing.Outcome{}, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return billing.Outcome{Result: billing.Duplicate}, err
+	}
+	reference := provider + ":" + ev.OrderID
+	var credit ledger.Credit
+	switch kind {
+	case billing.KindTopUp, billing.KindCustom:
+		credit = ledger.NewTopUp(tokens, reference)
+	case billing.KindSubscription:
+		o, ok := offer(tier)
+		if !ok {
+			return billing.Outcome{}, errors.New("billing: no offer for tier " + string(tier))
+		}
+		end := ev.PeriodEnd
+		if end.IsZero() || end.UnixMilli() <= now {
+			end = msTime(now).AddDate(0, 1, 0)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE plans SET tier = ?, status = 'active', period_start = ?, renews_at = ?, ends_at = NULL,
+			provider = ?, subscription_id = ?, updated_at = ? WHERE organization_id = ?`,
+			string(tier), now, end.UnixMilli(), provider, nullStr(ev.SubscriptionID), now, house); err != nil {
+			return billing.Outcome{}, err
+		}
+		// Unspent plan tokens carry over up to the rollover multiple: the
+		// grant tops the live plan tokens up to that cap, at most a month's.
+		var live int64
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(SUM(available), 0) FROM ledger_credits WHERE organization_id = ?
+			AND source = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)`, house, ledger.SourcePlan, now).Scan(&live); err != nil {
+			return billing.Outcome{}, err
+		}
+		tokens = min(o.MonthlyTokens, max(0, o.RolloverMultiple*o.MonthlyTokens-live))
+		credit = ledger.NewGrant(tokens, ledger.SourcePlan, nil)
+		credit.Reference, credit.Reason = reference, "Plan "+o.Name
+	}
+	creditID := ""
+	if tokens > 0 {
+		credit.CreatedAt = ts.Milli(now)
+		if err := db.addCreditTx(ctx, tx, house, credit); err != nil {
+			return billing.Outcome{}, err
+		}
+		creditID = credit.ID
+	}
+	if _, err := tx.Exec(ctx, `UPDATE entitlements SET tokens = ?, credit_id = ? WHERE id = ?`, tokens, nullStr(creditID), entID); err != nil {
+		return billing.Outcome{}, err
+	}
+	if checkoutID != "" {
+		if _, err := tx.Exec(ctx, `UPDATE billing_checkouts SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'open'`,
+			now, checkoutID); err != nil {
+			return billing.Outcome{}, err
+		}
+	}
+	if ev.CustomerID != "" {
+		if _, err := tx.Exec(ctx, `INSERT INTO billing_customers (organization_id, provider, customer_id) VALUES (?, ?, ?)
+			ON CONFLICT (organization_id, provider) DO UPDATE SET customer_id = excluded.customer_id`,
+			house, provider, ev.CustomerID); err != nil {
+			return billing.Outcome{}, err
+		}
+	}
+	return billing.Outcome{Result: billing.Granted, House: house, Entitlement: entID, Tokens: tokens}, nil
+}
+
+// applyEndTx moves the plan of a canceled or revoked subscription.
+func (db *DB) applyEndTx(ctx context.Context, tx *Tx, provider string, ev billing.Event, now int64) (billing.Outcome, error) {
+	var house string
+	var renews sql.NullInt64
+	err := tx.QueryRow(ctx, `SELECT organization_id, renews_at FROM plans WHERE provider = ? AND subscription_id = ?`,
+		provider, ev.SubscriptionID).Scan(&house, &renews)
+	if errors.Is(err, sql.ErrNoRows) || ev.SubscriptionID == "" {
+		return billing.Outcome{Result: billing.Unmatched}, nil
+	} else if err != nil {
+		return billing.Outcome{}, err
+	}
+	ends := now
+	switch {
+	case ev.Type == billing.SubscriptionRevoked:
+	case !ev.EndsAt.IsZero():
+		ends = ev.EndsAt.UnixMilli()
+	case renews.Valid:
+		ends = renews.Int64
+	}
+	if _, err := tx.Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ? WHERE organization_id = ?`,
+		ends, now, house); err != nil {
+		return billing.Outcome{}, err
+	}
+	return billing.Outcome{Result: billing.Updated, House: house}, nil
+}
