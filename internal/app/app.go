@@ -437,6 +437,9 @@ func paymentProvider(cfg Config, db *sqlstore.DB, now func() time.Time) (billing
 				return db.CheckoutAt(ctx, billing.Local, id)
 			},
 			Now: now})
+	case billing.Polar:
+		return billing.NewPolar(billing.PolarOptions{AccessToken: cfg.PolarAccessToken, BaseURL: cfg.PolarURL,
+			Products: cfg.PolarProducts, WebhookSecret: cfg.BillingWebhookSecret})
 	}
 	return nil, fmt.Errorf("billing: unknown provider %q", cfg.BillingProvider)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"studio/internal/billing"
 	"studio/internal/engine/fal"
 	"studio/internal/httpguard"
 )
@@ -49,6 +50,9 @@ type Config struct {
 	// and the secret its deliveries are signed with.
 	BillingProvider      string
 	BillingWebhookSecret string
+	PolarAccessToken     string
+	PolarURL             string
+	PolarProducts        map[string]string // POLAR_PRODUCTS: what is sold -> Polar product id
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -123,16 +127,22 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
 	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",
 		set: func(c *Config, v string) error { c.FalURL = v; return nil }},
-	{Name: "BILLING_PROVIDER", Shown: "(unset: money routes answer 503)", Help: "payment provider: local (the built-in test provider, test mode)",
+	{Name: "BILLING_PROVIDER", Shown: "(unset: money routes answer 503)", Help: "payment provider: local (the built-in test provider, test mode) or polar",
 		set: func(c *Config, v string) error {
-			if v != "" && v != "local" {
-				return fmt.Errorf("must be local, got %q (polar is not built yet)", v)
+			if v != "" && v != "local" && v != "polar" {
+				return fmt.Errorf("must be local or polar, got %q", v)
 			}
 			c.BillingProvider = v
 			return nil
 		}},
-	{Name: "BILLING_WEBHOOK_SECRET", Shown: "(local: generated in the data dir)", Help: "the secret the payment provider signs its deliveries with (Standard Webhooks)",
+	{Name: "BILLING_WEBHOOK_SECRET", Shown: "(local: generated in the data dir; polar: unset refuses every delivery)", Help: "the secret the payment provider signs its deliveries with (Standard Webhooks)",
 		set: func(c *Config, v string) error { c.BillingWebhookSecret = v; return nil }},
+	{Name: "POLAR_ACCESS_TOKEN", Shown: "(unset)", Help: "Polar organization access token (BILLING_PROVIDER=polar)",
+		set: func(c *Config, v string) error { c.PolarAccessToken = v; return nil }},
+	{Name: "POLAR_SERVER_URL", Default: "https://api.polar.sh", Help: "Polar's API (its sandbox: https://sandbox-api.polar.sh)",
+		set: func(c *Config, v string) error { c.PolarURL = v; return nil }},
+	{Name: "POLAR_PRODUCTS", Shown: "(unset)", Help: "Polar product ids: pack-100=...,pack-500=...,pack-2000=...,studio=...,atelier=...,maison=...,custom=... (custom: a custom-priced product)",
+		set: func(c *Config, v string) (err error) { c.PolarProducts, err = billing.ParseProducts(v); return err }},
 	{Name: "STUDIO_WORKERS", Default: "2", Help: "jobs this process renders at once (1 to 64)",
 		set: func(c *Config, v string) (err error) { c.Workers, err = wholeNumber(v, 1, 64); return err }},
 	{Name: "STUDIO_JOB_LEASE", Default: "30s", Help: "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it",

@@ -152,6 +152,7 @@ var (
 	ErrPortal        = errs.New(errs.KindUpstream, "PORTAL_FAILED", "The payment provider did not open a portal session.")
 	ErrNoActivePlan  = errs.New(errs.KindNotFound, "NO_ACTIVE_PLAN", "The house has no paid plan running to cancel.")
 	ErrCancel        = errs.New(errs.KindUpstream, "CANCEL_FAILED", "The payment provider did not cancel the plan; nothing changed.")
+	ErrEmail         = errs.New(errs.KindUpstream, "BILLING_EMAIL_FAILED", "The payment provider did not take the new address; nothing changed.")
 	ErrNoCustomer    = errs.New(errs.KindNotFound, "NO_CUSTOMER", "The house has not paid through the provider yet: there is no portal to open.")
 )
 

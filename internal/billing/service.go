@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/account"
 	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/ledger"
@@ -28,6 +29,7 @@ type Store interface {
 	ApplyDelivery(ctx context.Context, provider, deliveryID string, ev Event,
 		offer func(ledger.PlanTier) (ledger.PlanOffer, bool)) (Outcome, error)
 	BillingEmail(ctx context.Context, house string) (string, error)
+	SetBillingEmail(ctx context.Context, house, email string) error
 }
 
 // Result is what a delivery did.
@@ -105,6 +107,45 @@ func (s *Service) Spend(p auth.Principal) error {
 		return ErrNotConfigured
 	}
 	return nil
+}
+
+// EmailRequest is the body of PATCH /api/account/billing-email.
+type EmailRequest struct {
+	Email string `json:"email" required:"true" format:"email" description:"Where billing letters go."`
+}
+
+// BillingEmail is its answer.
+type BillingEmail struct {
+	Email string `json:"email"`
+}
+
+// SetEmail changes where the house's billing letters go: an owner's
+// session only; the provider is told first when the house is its customer
+// (502 when it refuses), then the address is kept. No provider is needed.
+func (s *Service) SetEmail(ctx context.Context, p auth.Principal, in EmailRequest) (BillingEmail, error) {
+	if p.Cred != auth.CredSession || p.Role != auth.Owner {
+		return BillingEmail{}, ErrOwnerOnly
+	}
+	email, err := account.NormalEmail(in.Email)
+	if err != nil {
+		return BillingEmail{}, err
+	}
+	if s.provider != nil {
+		cust, err := s.store.Customer(ctx, p.HouseID, s.provider.Name())
+		if err != nil {
+			return BillingEmail{}, err
+		}
+		if cust != "" {
+			if err := s.provider.SetEmail(ctx, cust, email); err != nil {
+				s.opts.Log.Warn("billing: e-mail refused", "provider", s.provider.Name(), "err", err)
+				return BillingEmail{}, errs.Wrap(ErrEmail, err)
+			}
+		}
+	}
+	if err := s.store.SetBillingEmail(ctx, p.HouseID, email); err != nil {
+		return BillingEmail{}, err
+	}
+	return BillingEmail{Email: email}, nil
 }
 
 // TopUpRequest is the body of checkout/topup.

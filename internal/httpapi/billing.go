@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"studio/internal/account"
 	"studio/internal/auth"
 	"studio/internal/billing"
 	"studio/internal/errs"
@@ -118,6 +119,22 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, out)
 }
 
+func (s *Server) billingEmail(w http.ResponseWriter, r *http.Request) error {
+	p := auth.From(r.Context())
+	if p.Cred != auth.CredSession || p.Role != auth.Owner {
+		return billing.ErrOwnerOnly // before the body is read
+	}
+	in, err := decode[billing.EmailRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.SetEmail(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
 func (s *Server) entitlements(w http.ResponseWriter, r *http.Request) error {
 	out, err := s.svc.Billing.Holdings(r.Context(), auth.From(r.Context()))
 	if err != nil {
@@ -142,26 +159,30 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/topup", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a top-up pack (owner's session only); the provider's signed delivery credits it",
 			In:      billing.TopUpRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadPack), Handler: s.checkoutTopUp},
+			Errors: moneyErrors(billing.ErrBadPack, billing.ErrCheckout), Handler: s.checkoutTopUp},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/subscription", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a monthly plan (owner's session only); the provider's signed delivery moves the plan",
 			In:      billing.SubscriptionRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadTier), Handler: s.checkoutSubscription},
+			Errors: moneyErrors(billing.ErrBadTier, billing.ErrCheckout), Handler: s.checkoutSubscription},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/custom", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a number of tokens at the smallest pack's price per token (owner's session only)",
 			In:      billing.CustomRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadTokens), Handler: s.checkoutCustom},
+			Errors: moneyErrors(billing.ErrBadTokens, billing.ErrCheckout), Handler: s.checkoutCustom},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/portal", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open the provider's customer portal for the house (owner's session only)",
-			Out:     []Out{{Status: 200, Body: billing.PortalURL{}}}, Errors: moneyErrors(billing.ErrNoCustomer), Handler: s.portal},
+			Out:     []Out{{Status: 200, Body: billing.PortalURL{}}}, Errors: moneyErrors(billing.ErrNoCustomer, billing.ErrPortal), Handler: s.portal},
 		{Method: "POST", Path: "/api/account/plan/cancel", Class: KeyOrSession, Tag: "billing",
 			Summary: "Cancel the plan at the period's end: the provider is told first; the plan is mirrored as canceled only on its acceptance; tokens stay",
-			Out:     []Out{{Status: 200, Body: billing.Canceled{}}}, Errors: moneyErrors(billing.ErrNoActivePlan), Handler: s.cancelPlan},
+			Out:     []Out{{Status: 200, Body: billing.Canceled{}}}, Errors: moneyErrors(billing.ErrNoActivePlan, billing.ErrCancel), Handler: s.cancelPlan},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/webhook/{provider}", Class: Public, Tag: "billing",
 			Summary: "The payment provider's signed delivery (Standard Webhooks): the only writer of entitlements, once per delivery and per order",
 			Out:     []Out{{Status: 200, Body: billing.Delivered{}}},
 			Errors:  []*errs.Error{errs.NotFound, billing.ErrNotConfigured, billing.ErrBadSignature, billing.ErrUnparseable, errs.BodyTooLarge},
 			Handler: s.paymentWebhook},
+		{Method: "PATCH", Path: "/api/account/billing-email", Class: KeyOrSession, Tag: "billing",
+			Summary: "Where billing letters go (owner's session only); the provider is told first when the house is its customer",
+			In:      billing.EmailRequest{}, Out: []Out{{Status: 200, Body: billing.BillingEmail{}}},
+			Errors: []*errs.Error{errs.Forbidden, account.ErrBadEmail, billing.ErrEmail}, Handler: s.billingEmail},
 		{Method: "GET", Path: "/api/toolkit/entitlements", Class: KeyOrSession, Tag: "billing",
 			Summary: "What the provider's paid orders gave the house, and its open checkouts",
 			Out:     []Out{{Status: 200, Body: billing.Holdings{}}}, Handler: s.entitlements},

@@ -32,6 +32,7 @@ var billingWalk = walkArea{
 		"POST /api/toolkit/ai/billing/portal":                static("/api/toolkit/ai/billing/portal", nil),
 		"POST /api/account/plan/cancel":                      static("/api/account/plan/cancel", nil),
 		"GET /api/toolkit/entitlements":                      static("/api/toolkit/entitlements", nil),
+		"PATCH /api/account/billing-email":                   static("/api/account/billing-email", map[string]any{"email": "billing@studio.test"}),
 		"POST /api/toolkit/ai/billing/webhook/{provider}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/ai/billing/webhook/local", apptest.Delivery(t, "checkout.created", map[string]any{"id": "walk"})}
 		},
@@ -42,6 +43,7 @@ var billingWalk = walkArea{
 		"POST /api/toolkit/ai/billing/checkout/custom":       auth.Owner,
 		"POST /api/toolkit/ai/billing/portal":                auth.Owner,
 		"POST /api/account/plan/cancel":                      auth.Owner,
+		"PATCH /api/account/billing-email":                   auth.Owner,
 	},
 	// The provider in the path names a built-in provider, not a house's row.
 	global: []string{"POST /api/toolkit/ai/billing/webhook/{provider}"},

@@ -116,6 +116,22 @@ func TestMoneyStory(t *testing.T) {
 					}
 				}
 			}
+			for _, c := range []apptest.Cred{memberCred, key} {
+				if res := a.Do(t, "PATCH", "/api/account/billing-email", c, "{"); res.Status != 403 {
+					t.Errorf("billing e-mail by another: %d %s", res.Status, res.Body)
+				}
+			}
+			if res := a.Do(t, "PATCH", "/api/account/billing-email", owner.Session(), map[string]any{"email": "not an address"}); res.Code != "BAD_EMAIL" {
+				t.Errorf("bad billing e-mail: %d %s", res.Status, res.Body)
+			}
+			if res := a.Do(t, "PATCH", "/api/account/billing-email", owner.Session(), map[string]any{"email": " Accounts@House.test "}); res.Status != 200 {
+				t.Errorf("billing e-mail: %d %s", res.Status, res.Body)
+			}
+			var view struct{ Billing struct{ Email string } }
+			a.Do(t, "GET", "/api/account", memberCred, nil).JSON(t, &view)
+			if view.Billing.Email != "accounts@house.test" {
+				t.Errorf("account view billing e-mail %q", view.Billing.Email)
+			}
 			res := a.Do(t, "POST", "/api/toolkit/ai/billing/portal", owner.Session(), nil)
 			if res.Code != "NO_CUSTOMER" {
 				t.Errorf("portal before paying: %d %s", res.Status, res.Body)

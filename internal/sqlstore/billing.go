@@ -98,6 +98,13 @@ func (db *DB) MirrorCancel(ctx context.Context, house, subscriptionID string, en
 	return n == 1, err
 }
 
+// SetBillingEmail records where the house's billing letters go.
+func (db *DB) SetBillingEmail(ctx context.Context, house, email string) error {
+	_, err := db.writer().Exec(ctx, `INSERT INTO billing_settings (organization_id, email, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (organization_id) DO UPDATE SET email = excluded.email, updated_at = excluded.updated_at`, house, email, db.nowMs())
+	return err
+}
+
 // Entitlements lists the house's entitlements, newest first.
 func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitlement, error) {
 	rows, err := db.read().Query(ctx, `SELECT id, provider, order_id, kind, tier, tokens, amount_cents, created_at

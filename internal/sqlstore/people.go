@@ -73,11 +73,18 @@ func (db *DB) CardOnFile(ctx context.Context, house string) (bool, error) {
 	return n > 0, err
 }
 
-// BillingEmail is the address of the house's first owner.
+// BillingEmail is where the house's billing letters go: the address an
+// owner set, else the first owner's.
 func (db *DB) BillingEmail(ctx context.Context, house string) (string, error) {
 	var email string
-	err := db.read().QueryRow(ctx, `SELECT u.email FROM seats s JOIN users u ON u.id = s.user_id
-		WHERE s.organization_id = ? AND s.role = 'owner' ORDER BY s.created_at, u.id LIMIT 1`, house).Scan(&email)
+	var nullEmail sql.NullString
+	err := db.read().QueryRow(ctx, `SELECT COALESCE((SELECT email FROM billing_settings WHERE organization_id = ?),
+		(SELECT u.email FROM seats s JOIN users u ON u.id = s.user_id
+		WHERE s.organization_id = ? AND s.role = 'owner' ORDER BY s.created_at, u.id LIMIT 1))`, house, house).Scan(&nullEmail)
+	email = nullEmail.String
+	if err == nil && !nullEmail.Valid {
+		err = sql.ErrNoRows
+	}
 	return email, notFound(err)
 }
 

@@ -70,6 +70,14 @@ CREATE TABLE billing_customers (
     UNIQUE (provider, customer_id)
 );
 
+-- Where the house's billing letters go, when an owner chose an address
+-- (else the first owner's).
+CREATE TABLE billing_settings (
+    organization_id TEXT PRIMARY KEY REFERENCES organizations (id),
+    email           TEXT NOT NULL,
+    updated_at      BIGINT NOT NULL
+);
+
 -- The subscription a plan row mirrors (null for a trial).
 ALTER TABLE plans ADD COLUMN provider TEXT;
 ALTER TABLE plans ADD COLUMN subscription_id TEXT;
@@ -79,6 +87,7 @@ CREATE UNIQUE INDEX plans_subscription ON plans (provider, subscription_id);
 DROP INDEX plans_subscription;
 ALTER TABLE plans DROP COLUMN subscription_id;
 ALTER TABLE plans DROP COLUMN provider;
+DROP TABLE billing_settings;
 DROP TABLE billing_customers;
 DROP TABLE entitlements;
 DROP TABLE billing_deliveries;

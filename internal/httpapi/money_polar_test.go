@@ -1,0 +1,141 @@
+package httpapi_test
+
+import (
+	"strings"
+	"testing"
+
+	"studio/internal/app"
+	"studio/internal/apptest"
+	"studio/internal/billing/polartest"
+)
+
+// TestMoneyPolar runs the money routes against a local stand-in of Polar's
+// API: checkouts, the customer portal, cancel at period end; its signed
+// deliveries credit, subscribe and renew; its refusals are 502 and change
+// nothing.
+func TestMoneyPolar(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		polar := polartest.New(t)
+		products := map[string]string{"pack-100": "p100", "pack-500": "p500", "pack-2000": "p2000", "studio": "pstudio",
+			"atelier": "patelier", "maison": "pmaison", "custom": "pcustom"}
+		a := apptest.New(t, e, func(c *app.Config) {
+			c.BillingProvider, c.BillingWebhookSecret = "polar", polar.Secret
+			c.PolarAccessToken, c.PolarURL, c.PolarProducts = polar.Token, polar.URL, products
+		})
+		polar.WebhookURL = a.URL + "/api/toolkit/ai/billing/webhook/polar"
+		owner := a.SignUp(t, "owner")
+		start, _ := billingBalance(t, a, owner.Session())
+		idOf := func(u string) string { return u[strings.LastIndex(u, "polar_c_")+len("polar_c_"):] }
+
+		o := checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "500"})
+		req := polar.Requests[len(polar.Requests)-1]
+		if req.Path != "/v1/checkouts/" || req.Body["products"].([]any)[0] != "p500" || req.Body["external_customer_id"] != owner.HouseID ||
+			req.Body["metadata"].(map[string]any)["studio_checkout"] != o.CheckoutID {
+			t.Fatalf("checkout request %+v", req)
+		}
+		if st := polar.Pay(t, idOf(o.URL), false, 5000); st != 200 {
+			t.Fatalf("delivery: %d", st)
+		}
+		if b, _ := billingBalance(t, a, owner.Session()); b.Topup != start.Topup+500 {
+			t.Fatalf("topup %d", b.Topup)
+		}
+
+		c := checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 250})
+		req = polar.Requests[len(polar.Requests)-1]
+		if req.Body["amount"] != 3000.0 || req.Body["customer_id"] == nil {
+			t.Fatalf("custom checkout request %+v", req)
+		}
+		polar.Pay(t, idOf(c.URL), false, 3000)
+
+		s := checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/subscription", map[string]any{"tier": "atelier"})
+		polar.Pay(t, idOf(s.URL), true, 14900)
+		plan, _ := accountPlan(t, a, owner.Session())
+		if plan.Tier != "atelier" || plan.Status != "active" {
+			t.Fatalf("plan %+v", plan)
+		}
+		subs := polar.Subscriptions()
+		polar.Renew(t, subs[0], 14900)
+		if b, _ := billingBalance(t, a, owner.Session()); b.Topup != start.Topup+750 || b.Grant != start.Grant+4000 {
+			t.Fatalf("balance %+v; want topup +750, grant +4000", b)
+		}
+
+		res := a.Do(t, "POST", "/api/toolkit/ai/billing/portal", owner.Session(), nil)
+		if res.Status != 200 || !strings.Contains(string(res.Body), polar.URL+"/portal?customer_session_token=polar_cst_") {
+			t.Fatalf("portal: %d %s", res.Status, res.Body)
+		}
+
+		if res := a.Do(t, "PATCH", "/api/account/billing-email", owner.Session(), map[string]any{"email": "ap@house.test"}); res.Status != 200 {
+			t.Fatalf("billing e-mail: %d %s", res.Status, res.Body)
+		}
+		if req := polar.Requests[len(polar.Requests)-1]; req.Method != "PATCH" || req.Body["email"] != "ap@house.test" {
+			t.Fatalf("customer update %+v", req)
+		}
+
+		// The provider's refusals: 502, nothing recorded or changed.
+		polar.Refuse["POST /v1/checkouts/"] = 500
+		polar.Refuse["POST /v1/customer-sessions/"] = 422
+		polar.Refuse["PATCH /v1/subscriptions/{id}"] = 403
+		polar.Refuse["PATCH /v1/customers/{id}"] = 422
+		var open struct{ Checkouts []any }
+		a.Do(t, "GET", "/api/toolkit/entitlements", owner.Session(), nil).JSON(t, &open)
+		for _, tc := range []struct {
+			path string
+			body any
+			code string
+		}{
+			{"/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "100"}, "CHECKOUT_FAILED"},
+			{"/api/toolkit/ai/billing/checkout/subscription", map[string]any{"tier": "maison"}, "CHECKOUT_FAILED"},
+			{"/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 100}, "CHECKOUT_FAILED"},
+			{"/api/toolkit/ai/billing/portal", nil, "PORTAL_FAILED"},
+			{"/api/account/plan/cancel", nil, "CANCEL_FAILED"},
+			{"/api/account/billing-email", map[string]any{"email": "other@house.test"}, "BILLING_EMAIL_FAILED"},
+		} {
+			method := "POST"
+			if tc.code == "BILLING_EMAIL_FAILED" {
+				method = "PATCH"
+			}
+			if res := a.Do(t, method, tc.path, owner.Session(), tc.body); res.Status != 502 || res.Code != tc.code {
+				t.Errorf("%s refused: %d %s", tc.path, res.Status, res.Body)
+			}
+		}
+		var after struct{ Checkouts []any }
+		a.Do(t, "GET", "/api/toolkit/entitlements", owner.Session(), nil).JSON(t, &after)
+		if len(after.Checkouts) != len(open.Checkouts) {
+			t.Fatalf("a refused checkout was recorded: %d -> %d open", len(open.Checkouts), len(after.Checkouts))
+		}
+		if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != "active" {
+			t.Fatalf("plan moved on a refused cancel: %+v", plan)
+		}
+		clear(polar.Refuse)
+
+		res = a.Do(t, "POST", "/api/account/plan/cancel", owner.Session(), nil)
+		if res.Status != 200 {
+			t.Fatalf("cancel: %d %s", res.Status, res.Body)
+		}
+		if req := polar.Requests[len(polar.Requests)-1]; req.Method != "PATCH" || req.Body["cancel_at_period_end"] != true {
+			t.Fatalf("cancel request %+v", req)
+		}
+		// Polar confirms with subscription.canceled: the plan stays canceled, once.
+		if st := polar.Send(t, "subscription.canceled", map[string]any{"id": subs[0], "status": "active", "cancel_at_period_end": true}); st != 200 {
+			t.Fatalf("canceled delivery: %d", st)
+		}
+		if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != "canceled" || plan.Tier != "atelier" {
+			t.Fatalf("plan %+v", plan)
+		}
+
+		// A delivery signed with another secret, and none while the secret is unset.
+		other := polartest.New(t)
+		other.WebhookURL = polar.WebhookURL
+		if st := other.Send(t, "order.paid", map[string]any{"id": "x"}); st != 401 {
+			t.Fatalf("foreign signature: %d", st)
+		}
+		b := apptest.New(t, e, func(c *app.Config) {
+			c.BillingProvider, c.BillingWebhookSecret = "polar", ""
+			c.PolarAccessToken, c.PolarURL, c.PolarProducts = polar.Token, polar.URL, products
+		})
+		polar.WebhookURL = b.URL + "/api/toolkit/ai/billing/webhook/polar"
+		if st := polar.Send(t, "order.paid", map[string]any{"id": "x"}); st != 401 {
+			t.Fatalf("no secret: %d", st)
+		}
+	})
+}
