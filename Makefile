@@ -1,4 +1,4 @@
-.PHONY: test run check bench
+.PHONY: test run check bench ledger-model
 
 # Installs what is missing, starts PostgreSQL and an S3 server, runs go test -race, lints OpenAPI.
 test:
@@ -13,3 +13,9 @@ check:
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
+
+# The ledger model test at length, outside CI (issue 18): 1,000,000 random steps on each engine,
+# purchases, renewals, expiries and holds interleaved. Starts a throwaway PostgreSQL.
+ledger-model:
+	eval "$$(bash scripts/pg.sh start $${TMPDIR:-/tmp}/studio-pg-model)" && \
+	go test -run '^TestLedgerModel$$' -v -count=1 -timeout 0 ./internal/sqlstore -ledger.steps=$${STEPS:-1000000}

@@ -67,6 +67,7 @@ type mCredit struct {
 	amount, available int64
 	expires           int64 // Unix ms; 0: never
 	created           int64
+	plan              bool // a plan period's grant (rolls over up to the plan's multiple)
 }
 
 type mHold struct {
@@ -78,9 +79,10 @@ type mHold struct {
 }
 
 type mHouse struct {
-	id      string
-	credits []*mCredit
-	holds   []*mHold
+	id           string
+	credits      []*mCredit
+	holds        []*mHold
+	subscription string // the provider's subscription the plan mirrors; "" for a trial
 }
 
 type model struct {
@@ -221,7 +223,7 @@ func TestLedgerModel(t *testing.T) {
 				expires: now.Add(ledger.TrialLength).UnixMilli(), created: now.UnixMilli(),
 			}}})
 		}
-		var tally struct{ grants, topups, holds, multi, refused, dup, posts, voids, again, expiries int }
+		var tally struct{ grants, topups, orders, holds, multi, refused, dup, posts, voids, again, expiries int }
 		start := time.Now()
 		for step := range steps {
 			clock.Advance(time.Millisecond) // distinct instants: the order of credits never rests on their ids
@@ -247,7 +249,11 @@ func TestLedgerModel(t *testing.T) {
 				}
 				h.credits = append(h.credits, mc)
 				tally.grants++
-			case r < 20: // a top-up
+			case r < 20: // a provider's paid order: a purchase, a subscription's first payment or a renewal, replayed now and then
+				var orders int
+				what, orders, err = m.paidOrder(t, db, rng, h, clock, now)
+				tally.orders += orders
+			case r < 23: // a top-up
 				c := ledger.NewTopUp(1+rng.Int64N(40), "")
 				what = fmt.Sprintf("top-up %d", c.Tokens)
 				err = db.AddCredit(ctx, h.id, c)
@@ -342,8 +348,8 @@ func TestLedgerModel(t *testing.T) {
 		for _, o := range m.houses {
 			compareHouse(t, db, o, clock.Now().UnixMilli(), fmt.Sprintf("seed %d end", seed))
 		}
-		t.Logf("ledger model on %s: seed %d, %d random steps in %v: %d grants, %d top-ups, %d holds (%d multi-frame requests, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves",
-			e.name, seed, steps, time.Since(start).Round(time.Millisecond), tally.grants, tally.topups, tally.holds, tally.multi, tally.refused,
+		t.Logf("ledger model on %s: seed %d, %d random steps in %v: %d grants, %d top-ups, %d paid orders, %d holds (%d multi-frame requests, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves",
+			e.name, seed, steps, time.Since(start).Round(time.Millisecond), tally.grants, tally.topups, tally.orders, tally.holds, tally.multi, tally.refused,
 			tally.dup, tally.posts, tally.voids, tally.again, tally.expiries)
 	})
 }
