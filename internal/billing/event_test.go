@@ -1,0 +1,81 @@
+package billing
+
+import (
+	"testing"
+	"time"
+
+	"studio/internal/ledger"
+)
+
+func TestParseEvent(t *testing.T) {
+	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, body string
+		want       Event
+		err        bool
+	}{
+		{"first payment", `{"type":"order.paid","data":{"id":"o1","billing_reason":"subscription_create","total_amount":4900,
+			"checkout_id":"c1","subscription_id":"s1","customer_id":"cu1","subscription":{"current_period_end":"2026-12-01T00:00:00Z"}}}`,
+			Event{Type: OrderPaid, Raw: "order.paid", OrderID: "o1", CheckoutID: "c1", SubscriptionID: "s1", CustomerID: "cu1",
+				AmountCents: 4900, PeriodEnd: end}, false},
+		{"renewal", `{"type":"order.paid","data":{"id":"o2","billing_reason":"subscription_cycle","amount":4900,"checkout_id":null,"subscription_id":"s1"}}`,
+			Event{Type: OrderPaid, Raw: "order.paid", OrderID: "o2", SubscriptionID: "s1", Renewal: true, AmountCents: 4900}, false},
+		{"canceled", `{"type":"subscription.canceled","data":{"id":"s1","ends_at":"2026-12-01T00:00:00Z"}}`,
+			Event{Type: SubscriptionCanceled, Raw: "subscription.canceled", SubscriptionID: "s1", EndsAt: end}, false},
+		{"revoked", `{"type":"subscription.revoked","data":{"id":"s1","ended_at":"2026-12-01T00:00:00Z"}}`,
+			Event{Type: SubscriptionRevoked, Raw: "subscription.revoked", SubscriptionID: "s1", EndsAt: end}, false},
+		{"unknown type", `{"type":"benefit.created","data":{}}`, Event{Type: Ignored, Raw: "benefit.created"}, false},
+		{"no type", `{"data":{}}`, Event{}, true},
+		{"order without id", `{"type":"order.paid","data":{}}`, Event{}, true},
+		{"id of the wrong type", `{"type":"order.paid","data":{"id":7}}`, Event{}, true},
+		{"not JSON", `nope`, Event{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseEvent([]byte(tc.body))
+			if (err != nil) != tc.err {
+				t.Fatalf("err %v; want error %v", err, tc.err)
+			}
+			if !tc.err && got != tc.want {
+				t.Fatalf("got %+v; want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzParseEvent: any body parses or is refused, never panics; a parsed
+// order always names its order.
+func FuzzParseEvent(f *testing.F) {
+	f.Add([]byte(`{"type":"order.paid","data":{"id":"o1","checkout_id":"c1"}}`))
+	f.Add([]byte(`{"type":"subscription.canceled","data":{"id":"s1"}}`))
+	f.Add([]byte(`{"type":"x"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ev, err := ParseEvent(body)
+		if err == nil && ev.Type == OrderPaid && ev.OrderID == "" {
+			t.Fatalf("an order without an id: %+v", ev)
+		}
+		if err == nil && (ev.Type == SubscriptionCanceled || ev.Type == SubscriptionRevoked) && ev.SubscriptionID == "" {
+			t.Fatalf("a subscription event without an id: %+v", ev)
+		}
+	})
+}
+
+func TestParseProducts(t *testing.T) {
+	got, err := ParseProducts(" pack-100=p1, studio = p2 ,")
+	if err != nil || len(got) != 2 || got["pack-100"] != "p1" || got["studio"] != "p2" {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"pack-100", "=p1", "studio="} {
+		if _, err := ParseProducts(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestCustomCents(t *testing.T) {
+	s := NewService(nil, nil, Options{Prices: ledger.DefaultPrices()})
+	for n, want := range map[int64]int64{100: 1200, 250: 3000, 101: 1212, 100000: 1200000} {
+		if got := s.CustomCents(n); got != want {
+			t.Errorf("%d tokens: %d cents; want %d", n, got, want)
+		}
+	}
+}
