@@ -272,6 +272,10 @@ func TestMoneyStory(t *testing.T) {
 			if res := a.Do(t, "POST", hook, apptest.Anonymous, garbled); res.Code != "UNPARSEABLE" {
 				t.Errorf("unparseable: %d %s", res.Status, res.Body)
 			}
+			huge := apptest.Delivery(t, "order.paid", map[string]any{"id": "big", "note": strings.Repeat("a", 1<<20)})
+			if res := a.Do(t, "POST", hook, apptest.Anonymous, huge); res.Status != 413 || res.Code != "BODY_TOO_LARGE" {
+				t.Errorf("a body over 1 MiB: %d %s", res.Status, res.Body)
+			}
 			if res := a.Do(t, "POST", "/api/toolkit/ai/billing/webhook/stripe", apptest.Anonymous, bad); res.Status != 404 {
 				t.Errorf("unknown provider: %d %s", res.Status, res.Body)
 			}
