@@ -53,7 +53,7 @@ type Session struct {
 var (
 	ErrWeakPassword = errs.New(errs.KindInvalid, "WEAK_PASSWORD", "The password must be 10 to 128 characters long.")
 	ErrBadEmail     = errs.New(errs.KindInvalid, "BAD_EMAIL", "The e-mail address is not valid.")
-	ErrRegistered   = errs.New(errs.KindConflict, "ALREADY_REGISTERED", "An account with this e-mail address already exists.")
+	ErrRegistered   = errs.Msg(errs.AlreadyRegistered, "An account with this e-mail address already exists.")
 	ErrInvalidCreds = errs.New(errs.KindUnauthorized, "INVALID_CREDENTIALS", "The e-mail address or password is wrong.")
 	ErrBadToken     = errs.New(errs.KindInvalid, "BAD_TOKEN", "The verification link is invalid or has expired.")
 	ErrInviteNeeded = errs.New(errs.KindForbidden, "INVITE_REQUIRED", "Sign-up on this installation needs an invitation.")

@@ -124,6 +124,10 @@ var (
 	// EmailMismatch refuses an invitation (a seat offer, an operator's
 	// invitation) accepted by someone signed in with another address.
 	EmailMismatch = New(KindForbidden, "EMAIL_MISMATCH", "The invitation was sent to another e-mail address.")
+	AssetRequired = New(KindInvalid, "ASSET_REQUIRED", "Name the asset (assetId).")
+	// AlreadyRegistered is a sign-up's taken e-mail address and a mark
+	// registered twice at one level (SPEC §7 lists it once, for both).
+	AlreadyRegistered = New(KindConflict, "ALREADY_REGISTERED", "It is already registered.")
 )
 
 // NameRequired is a look's or a model's missing name.

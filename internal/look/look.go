@@ -95,7 +95,7 @@ var (
 	ErrKeysRequired    = errs.New(errs.KindInvalid, "KEYS_REQUIRED", "Name at least one variation key.")
 	ErrTooManyFrames   = errs.Msg(errs.TooManyFrames, "At most 12 variation keys a request.")
 	ErrUnknownVariant  = errs.New(errs.KindInvalid, "UNKNOWN_VARIATION", "A variation key is not one of the legal keys or a known posture.")
-	ErrAssetRequired   = errs.New(errs.KindInvalid, "ASSET_REQUIRED", "Name the frame to lock on (assetId).")
+	ErrAssetRequired   = errs.Msg(errs.AssetRequired, "Name the frame to lock on (assetId).")
 	ErrAssetNotFound   = errs.AssetNotFound
 	ErrDevelopInFlight = errs.New(errs.KindConflict, "DEVELOP_IN_FLIGHT", "A develop of this look is still queued or running.")
 	ErrLookLocked      = errs.New(errs.KindConflict, "LOOK_LOCKED", "The look is locked; unlock it to develop it again.")
