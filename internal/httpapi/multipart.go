@@ -21,6 +21,7 @@ import (
 // (asset.Inspect), not here.
 type formSpec struct {
 	maxBody  int64          // the whole body
+	tooLarge error          // what a body over maxBody answers; nil: IMAGE_TOO_LARGE
 	files    map[string]int // file fields, each with the most parts it may carry
 	named    bool           // a part named in files is a file even without a filename
 	refs     bool           // a part named in files without a filename is a reference (text: an asset id), counted with the field's files
@@ -56,7 +57,7 @@ func (f form) has(field string) bool { _, ok := f.values[field]; return ok }
 func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, error) {
 	f := form{values: map[string]string{}}
 	if r.ContentLength > spec.maxBody {
-		return f, asset.ErrTooLarge // before a byte is read
+		return f, spec.bodyTooLarge() // before a byte is read
 	}
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "multipart/form-data" {
 		return f, errs.Msg(errs.BadForm, "The body must be a multipart/form-data form.")
@@ -73,7 +74,7 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 			return f, nil
 		}
 		if err != nil {
-			return f, formError(err)
+			return f, spec.formError(err)
 		}
 		name := part.FormName()
 		if name == "" {
@@ -83,7 +84,7 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 		if part.FileName() != "" || (declared && spec.named) {
 			if !declared {
 				if !spec.others {
-					if err := discard(part); err != nil {
+					if err := spec.discard(part); err != nil {
 						return f, err
 					}
 					continue
@@ -105,7 +106,7 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 			}
 			data, err := io.ReadAll(io.LimitReader(part, asset.MaxBytes+1))
 			if err != nil {
-				return f, formError(err)
+				return f, spec.formError(err)
 			}
 			if len(data) > asset.MaxBytes {
 				return f, asset.ErrTooLarge
@@ -129,14 +130,14 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 			continue
 		}
 		if spec.texts != nil && !slices.Contains(spec.texts, name) {
-			if err := discard(part); err != nil {
+			if err := spec.discard(part); err != nil {
 				return f, err
 			}
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(part, int64(spec.maxText)+1))
 		if err != nil {
-			return f, formError(err)
+			return f, spec.formError(err)
 		}
 		switch {
 		case len(b) > spec.maxText:
@@ -150,16 +151,23 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 	}
 }
 
-func discard(part io.Reader) error {
+func (spec formSpec) discard(part io.Reader) error {
 	if _, err := io.Copy(io.Discard, part); err != nil {
-		return formError(err)
+		return spec.formError(err)
 	}
 	return nil
 }
 
-func formError(err error) error {
+func (spec formSpec) formError(err error) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return asset.ErrTooLarge
+		return spec.bodyTooLarge()
 	}
 	return errs.Wrap(errs.BadForm, err)
+}
+
+func (spec formSpec) bodyTooLarge() error {
+	if spec.tooLarge != nil {
+		return spec.tooLarge
+	}
+	return asset.ErrTooLarge
 }
