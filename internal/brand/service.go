@@ -1,0 +1,298 @@
+package brand
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/ai"
+	"studio/internal/asset"
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/imagemem"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/ts"
+)
+
+// Options configure the service.
+type Options struct {
+	AI       *ai.Client       // the vision endpoint of DNA reads; unconfigured answers AI_NOT_CONFIGURED
+	Ledger   Ledger           // the re-read's hold
+	Decoding *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Service runs the brand's use cases. Role rules live here.
+type Service struct {
+	store    Store
+	ai       *ai.Client
+	ledger   Ledger
+	decoding *imagemem.Budget
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// NewService returns the brand service.
+func NewService(store Store, opts Options) *Service {
+	s := &Service{store: store, ai: opts.AI, ledger: opts.Ledger, decoding: opts.Decoding, now: opts.Now, log: opts.Log}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.decoding == nil {
+		s.decoding = imagemem.New(0)
+	}
+	return s
+}
+
+// Profile returns the house's profile, empty defaults when it has none.
+func (s *Service) Profile(ctx context.Context, p auth.Principal) (Profile, error) {
+	return s.profile(ctx, p.HouseID)
+}
+
+func (s *Service) profile(ctx context.Context, house string) (Profile, error) {
+	pr, err := s.store.Profile(ctx, house)
+	if err != nil {
+		return Profile{}, err
+	}
+	pr.Clamp()
+	return pr, nil
+}
+
+// Patch merges in into the profile and clamps it. A viewer may not.
+func (s *Service) Patch(ctx context.Context, p auth.Principal, in PatchRequest) (Profile, error) {
+	if !p.CanEdit() {
+		return Profile{}, ErrCannotEdit
+	}
+	pr, err := s.store.EditProfile(ctx, p.HouseID, func(pr *Profile) { in.apply(pr) })
+	if err != nil {
+		return Profile{}, err
+	}
+	pr.Clamp()
+	return pr, nil
+}
+
+// CanRead refuses a principal that may not read the house's DNA: a viewer
+// may neither edit the profile nor spend tokens. The HTTP layer asks
+// before it reads the form.
+func CanRead(p auth.Principal) error {
+	if !p.CanEdit() || !p.CanSpend() {
+		return ErrCannotEdit
+	}
+	return nil
+}
+
+// ReadDNA reads the house's visual DNA from photographs and stores it,
+// answering the profile and what the read charged. The first successful
+// read of a house is free; each later one holds RereadPrice before the
+// model is asked, posted with the read and voided when it fails. Nothing
+// is held when the request is refused or the endpoint is unconfigured.
+func (s *Service) ReadDNA(ctx context.Context, p auth.Principal, req DNARequest) (Profile, int64, error) {
+	if err := CanRead(p); err != nil {
+		return Profile{}, 0, err
+	}
+	in, err := req.check()
+	if err != nil {
+		return Profile{}, 0, err
+	}
+	if !s.ai.Configured() {
+		return Profile{}, 0, ai.ErrNotConfigured
+	}
+	r := Read{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Images: len(in.images)}
+	if r.Claimed, err = s.store.ClaimFirstRead(ctx, p.HouseID, r.ID, s.now().Add(ClaimTTL)); err != nil {
+		return Profile{}, 0, err
+	}
+	if !r.Claimed {
+		h := ledger.NewHold("", RereadPrice)
+		h.UserID = p.UserID
+		if err := s.ledger.TakeHold(ctx, p.HouseID, h); err != nil {
+			return Profile{}, 0, err
+		}
+		r.HoldID, r.Charged = h.ID, RereadPrice
+	}
+	stored, err := s.read(ctx, p.HouseID, in, r)
+	if err != nil {
+		s.undo(context.WithoutCancel(ctx), p.HouseID, r)
+		return Profile{}, 0, err
+	}
+	stored.Clamp()
+	return stored, r.Charged, nil
+}
+
+// read looks at the photographs, asks the model and stores the read.
+func (s *Service) read(ctx context.Context, house string, in dnaInput, r Read) (Profile, error) {
+	previews, samples, err := s.look(ctx, in)
+	if err != nil {
+		return Profile{}, err
+	}
+	palette := MeasurePalette(samples)
+	got, usage, err := ask(ctx, s.ai, in, previews, palette)
+	r.Usage = usage
+	if err != nil {
+		return Profile{}, err
+	}
+	r.Profile = Profile{VisionEn: got.VisionEn, Vibe: slices.Concat(in.vibe, got.Vibe), Palette: palette,
+		SignatureKeywords: got.SignatureKeywords}
+	r.Profile.Clamp()
+	return s.store.SaveRead(ctx, house, r)
+}
+
+// undo gives back what a failed read took: its hold or its claim.
+func (s *Service) undo(ctx context.Context, house string, r Read) {
+	if r.HoldID != "" {
+		if err := s.ledger.VoidHold(ctx, house, r.HoldID); err != nil {
+			s.log.ErrorContext(ctx, "void the hold of a failed DNA read", "hold", r.HoldID, "err", err)
+		}
+	}
+	if r.Claimed {
+		if err := s.store.ReleaseFirstRead(ctx, house, r.ID); err != nil {
+			s.log.ErrorContext(ctx, "give back the free read of a failed DNA read", "read", r.ID, "err", err)
+		}
+	}
+}
+
+// look decodes each photograph within the process's budget, one at a
+// time, and keeps what the read needs of it: its palette sample and an
+// upright preview for the model.
+func (s *Service) look(ctx context.Context, in dnaInput) ([][]byte, []Sample, error) {
+	previews := make([][]byte, 0, len(in.images))
+	samples := make([]Sample, 0, len(in.images))
+	for i, data := range in.images {
+		_, _, size, err := imagemem.Decoded(data)
+		if err != nil {
+			return nil, nil, errs.Wrap(asset.ErrUnreadable, err)
+		}
+		release, err := s.decoding.Acquire(ctx, size)
+		if errors.Is(err, imagemem.ErrOverBudget) {
+			return nil, nil, errs.Msg(asset.ErrTooLarge, "An image needs more memory to decode than this server allows.")
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		img, err := asset.Decode(in.infos[i].Mime, data)
+		if err != nil {
+			release()
+			return nil, nil, errs.Wrap(asset.ErrUnreadable, err)
+		}
+		samples = append(samples, SampleOf(img))
+		preview, err := asset.Preview(img, in.infos[i].Orientation, PreviewEdge)
+		release()
+		if err != nil {
+			return nil, nil, err
+		}
+		previews = append(previews, preview)
+	}
+	return previews, samples, nil
+}
+
+// CanEditMarks refuses a viewer any change of the house's marks.
+func CanEditMarks(p auth.Principal) error {
+	if !p.CanEdit() {
+		return ErrCannotEditMarks
+	}
+	return nil
+}
+
+// Marks lists the house set and, when collection is given, that
+// collection's override, and says which set rides with its frames.
+func (s *Service) Marks(ctx context.Context, p auth.Principal, collection string) (MarksList, error) {
+	out := MarksList{Collection: []Mark{}, Riding: "house"}
+	var err error
+	if out.House, err = s.store.Marks(ctx, p.HouseID, ""); err != nil {
+		return MarksList{}, err
+	}
+	if collection == "" {
+		return out, nil
+	}
+	ok, err := s.store.HasCollection(ctx, p.HouseID, collection)
+	if err != nil {
+		return MarksList{}, err
+	}
+	if !ok {
+		return MarksList{}, ErrNoCollection
+	}
+	if out.Collection, err = s.store.Marks(ctx, p.HouseID, collection); err != nil {
+		return MarksList{}, err
+	}
+	if len(out.Collection) > 0 {
+		out.Riding = "collection"
+	}
+	return out, nil
+}
+
+// Register registers a mark of the house set or of a collection's
+// override. It is free.
+func (s *Service) Register(ctx context.Context, p auth.Principal, in RegisterRequest) (Mark, error) {
+	if err := CanEditMarks(p); err != nil {
+		return Mark{}, err
+	}
+	m := Mark{ID: uuid.Must(uuid.NewV7()).String(), AssetID: *in.AssetID, CollectionID: in.CollectionID,
+		Material: *in.Material, Placement: in.Placement, Note: in.Note, SortOrder: -1, CreatedAt: ts.Of(s.now())}
+	if in.SortOrder != nil {
+		m.SortOrder = *in.SortOrder
+	}
+	return s.store.InsertMark(ctx, p.HouseID, p.UserID, m)
+}
+
+// PatchMark changes a mark; an empty patch answers it unchanged.
+func (s *Service) PatchMark(ctx context.Context, p auth.Principal, id string, in MarkPatch) (Mark, error) {
+	if err := CanEditMarks(p); err != nil {
+		return Mark{}, err
+	}
+	if in.Empty() {
+		return s.store.GetMark(ctx, p.HouseID, id)
+	}
+	return s.store.UpdateMark(ctx, p.HouseID, id, in.apply)
+}
+
+// DeleteMark removes a mark; its asset stays in the library.
+func (s *Service) DeleteMark(ctx context.Context, p auth.Principal, id string) error {
+	if err := CanEditMarks(p); err != nil {
+		return err
+	}
+	return s.store.DeleteMark(ctx, p.HouseID, id)
+}
+
+// primaryRoles are the input roles whose first asset files a develop in
+// its collection, in the order they are looked for.
+var primaryRoles = []string{"image", "garment", "item"}
+
+// Riding returns the marks that ride with a develop of the house whose
+// inputs are given: those of the collection of its primary input when that
+// collection has marks, else the house set; at most Riding of them.
+func (s *Service) Riding(ctx context.Context, house string, inputs []job.Input) ([]Mark, error) {
+	collection := ""
+	for _, role := range primaryRoles {
+		i := slices.IndexFunc(inputs, func(in job.Input) bool { return in.Role == role })
+		if i < 0 {
+			continue
+		}
+		var err error
+		if collection, err = s.store.AssetFolder(ctx, house, inputs[i].AssetID); err != nil {
+			return nil, err
+		}
+		break
+	}
+	if collection != "" {
+		set, err := s.store.Marks(ctx, house, collection)
+		if err != nil {
+			return nil, err
+		}
+		if len(set) > 0 {
+			return ride(set), nil
+		}
+	}
+	set, err := s.store.Marks(ctx, house, "")
+	if err != nil {
+		return nil, err
+	}
+	return ride(set), nil
+}
