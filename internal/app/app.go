@@ -22,6 +22,7 @@ import (
 	"studio/internal/billing"
 	"studio/internal/blob"
 	"studio/internal/blob/s3"
+	"studio/internal/brand"
 	"studio/internal/casting"
 	"studio/internal/chat"
 	"studio/internal/engine"
@@ -205,6 +206,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
+	brands := brand.NewService(db, brand.Options{
+		AI:     ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}),
+		Ledger: db, Decoding: decoding, Now: now, Log: log,
+	})
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -234,6 +239,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Door:    door,
 		Billing: money,
 		Pages:   providerPages(pay),
+		Brand:   brands,
 		Wake:    pool.Wake,
 		Ping:    db.Ping,
 	}, log)

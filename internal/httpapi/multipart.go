@@ -121,7 +121,7 @@ func readForm(w http.ResponseWriter, r *http.Request, spec formSpec) (form, erro
 			}
 			b, err := io.ReadAll(io.LimitReader(part, int64(spec.maxText)+1))
 			if err != nil {
-				return f, formError(err)
+				return f, spec.formError(err)
 			}
 			if len(b) > spec.maxText || !cleanText(string(b)) {
 				return f, errs.Msg(errs.BadForm, "The field "+name+" must be a file or an asset id.")

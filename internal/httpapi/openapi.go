@@ -89,4 +89,5 @@ var tagDescriptions = map[string]string{
 	"seats":   "The house's people: offering seats, roles, removals and handing the house over.",
 	"invites": "The door in: invitations, invite codes, the applicant list and link previews.",
 	"me":      "Your own data: what the service keeps about you, exported or erased.",
+	"brand":   "The house's identity: its brand profile (visual DNA, read from photographs), whose clause rides every develop when enabled, and its marks (logo renditions), at most two riding with each frame.",
 }

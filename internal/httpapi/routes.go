@@ -32,5 +32,6 @@ func (s *Server) table() []Route {
 		s.seatsRoutes(),         // SPEC §1 roles, §4.13: seats and the house's transfer
 		s.doorRoutes(),          // SPEC §4.13, §3: the door in: invitations, codes, applicants, previews
 		s.meRoutes(),            // SPEC §4.19: a user's own data
+		s.brandRoutes(),         // SPEC §4.8: brand profile, DNA reads, marks
 	)
 }

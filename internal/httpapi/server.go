@@ -15,6 +15,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/auth"
 	"studio/internal/billing"
+	"studio/internal/brand"
 	"studio/internal/casting"
 	"studio/internal/chat"
 	"studio/internal/errs"
@@ -67,6 +68,7 @@ type Services struct {
 	Door     *invite.Service             // the door in: invitations, codes, applicants, previews
 	Billing  *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
 	Pages    http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
+	Brand    *brand.Service              // the brand profile, its DNA reads and the marks
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }
