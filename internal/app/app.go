@@ -35,6 +35,7 @@ import (
 	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/judge"
+	"studio/internal/lane"
 	"studio/internal/ledger"
 	"studio/internal/letters"
 	"studio/internal/look"
@@ -133,9 +134,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		db.Close()
 		return nil, err
 	}
+	// One client of the AI endpoint: DNA reads, the AI lanes and upload classification.
+	aiClient := ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})
 	var classifier asset.Classifier // nil: classify=1 leaves uploads unclassified and free
 	if cfg.AIBaseURL != "" {
-		classifier = asset.NewVisionClassifier(cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel)
+		classifier = &asset.VisionClassifier{AI: aiClient} // describe-item reads with it too
 	}
 	// One live price table: the catalog, quotes, holds and charges all read it.
 	prices := ledger.DefaultPrices()
@@ -174,7 +177,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 			return nil, errors.Join(err, db.Close(), blobs.Close())
 		}
 	}
-	eng, err := engines(cfg)
+	eng, falEngine, err := engines(cfg)
 	if err != nil {
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
 	}
@@ -187,7 +190,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Limiter: limits, Decoding: decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	hooks := webhook.NewService(db, webhook.Options{Guard: opts.WebhookGuard, Now: now, Log: log})
 	var vision judge.Looker // nil: the local pixel judge alone
-	if v := judge.NewVision(ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})); v != nil {
+	if v := judge.NewVision(aiClient); v != nil {
 		vision = v
 	}
 	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Decoding: decoding, Now: now, Log: log})
@@ -207,9 +210,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	workers.Store(pool)
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
 	brands := brand.NewService(db, brand.Options{
-		AI:     ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}),
+		AI:     aiClient,
 		Ledger: db, Decoding: decoding, Now: now, Log: log,
 	})
+	lanes := lane.Options{Ledger: db, Prices: prices, AI: aiClient, Reader: classifier, Assets: assets, Engine: eng,
+		Decoding: decoding, Log: log}
+	if falEngine != nil {
+		lanes.Fal = falEngine
+	}
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -240,6 +248,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Billing: money,
 		Pages:   providerPages(pay),
 		Brand:   brands,
+		Lanes:   lane.NewService(lanes),
 		Wake:    pool.Wake,
 		Ping:    db.Ping,
 	}, log)
@@ -402,16 +411,16 @@ func rateLimits(cfg Config, db *sqlstore.DB, now func() time.Time) *ratelimit.Li
 
 // engines builds the develop engine: the local engine (with its lookbook
 // tool) always, with the fal engine in front of it when FAL_KEY is set.
-func engines(cfg Config) (engine.Engine, error) {
+func engines(cfg Config) (engine.Engine, *fal.Engine, error) {
 	embedded := engine.Chain(local.New(), local.NewLookbook())
 	if cfg.FalKey == "" {
-		return embedded, nil
+		return embedded, nil, nil
 	}
 	f, err := fal.New(cfg.FalKey, cfg.FalURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return engine.Chain(f, embedded), nil
+	return engine.Chain(f, embedded), f, nil
 }
 
 // publicHost is the host of the public URL, for a default sender address.

@@ -1,11 +1,15 @@
 package asset
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/google/uuid"
+
 	"studio/internal/auth"
+	"studio/internal/ts"
 )
 
 // The inputs of develops: job.Service files uploaded inputs in the library
@@ -52,4 +56,40 @@ func (s *Service) DiscardInputs(ctx context.Context, house string, ids []string)
 			s.log.Error("discard an input's bytes", "key", k, "err", err)
 		}
 	}
+}
+
+// Result is a picture a lane made (a cut-out), to be stored as an asset of
+// the house: the tool that made it, a name, its bytes and the lane's hold,
+// posted with the row in one transaction ("" for none).
+type Result struct {
+	Tool string
+	Name string
+	Data []byte
+	Hold string
+}
+
+// StoreResult stores r as a new asset of the caller's house (root folder,
+// tool set, no kind) and posts its hold with the row. When anything fails
+// nothing is left and the hold is the caller's to void.
+func (s *Service) StoreResult(ctx context.Context, p auth.Principal, r Result) (Asset, error) {
+	info, err := Inspect(r.Data)
+	if err != nil {
+		return Asset{}, err
+	}
+	id := uuid.Must(uuid.NewV7()).String()
+	sum := sha256.Sum256(r.Data)
+	f := File{ID: id, HouseID: p.HouseID, BlobKey: BlobKey(p.HouseID, id), Mime: info.Mime,
+		ETag: `"` + hex.EncodeToString(sum[:]) + `"`, Size: int64(len(r.Data)), CreatedAt: ts.Of(s.now())}
+	a := Asset{ID: id, Name: defaultName(r.Name), URL: FileURL(id), Mime: info.Mime, Width: info.Width, Height: info.Height,
+		Size: f.Size, CreatedAt: f.CreatedAt, Tool: ptr(r.Tool)}
+	if _, err := s.blobs.Put(ctx, f.BlobKey, bytes.NewReader(r.Data)); err != nil {
+		return Asset{}, err
+	}
+	if err := s.store.InsertAsset(ctx, p.HouseID, p.UserID, a, f, r.Hold); err != nil {
+		if derr := s.blobs.Delete(context.WithoutCancel(ctx), f.BlobKey); derr != nil {
+			s.log.ErrorContext(ctx, "delete blob of a result not stored", "key", f.BlobKey, "err", derr)
+		}
+		return Asset{}, err
+	}
+	return a, nil
 }

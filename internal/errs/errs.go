@@ -117,10 +117,14 @@ var (
 	BadQuality    = New(KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
 	NoImage       = New(KindInvalid, "NO_IMAGE", "The request has no image.")
 	EmptyImage    = New(KindInvalid, "EMPTY_IMAGE", "An image part is empty.")
-	AssetNotFound = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
-	BadCursor     = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
-	TooManyFrames = New(KindInvalid, "TOO_MANY_FRAMES", "The request asks for too many frames.")
-	BadRole       = New(KindInvalid, "BAD_ROLE", "The role is not one of the roles allowed here.")
+	ImageRequired = New(KindInvalid, "IMAGE_REQUIRED", "The request needs an image.")
+	// FalNotConfigured answers an image tool or lane that needs the fal
+	// engine while FAL_KEY is unset (DECISIONS §5).
+	FalNotConfigured = New(KindUnavailable, "FAL_NOT_CONFIGURED", "This tool needs the fal engine, which is not configured.")
+	AssetNotFound    = New(KindNotFound, "ASSET_NOT_FOUND", "An asset is not one of this house's.")
+	BadCursor        = New(KindInvalid, "BAD_CURSOR", "before must be a nextCursor this list answered.")
+	TooManyFrames    = New(KindInvalid, "TOO_MANY_FRAMES", "The request asks for too many frames.")
+	BadRole          = New(KindInvalid, "BAD_ROLE", "The role is not one of the roles allowed here.")
 	// EmailMismatch refuses an invitation (a seat offer, an operator's
 	// invitation) accepted by someone signed in with another address.
 	EmailMismatch = New(KindForbidden, "EMAIL_MISMATCH", "The invitation was sent to another e-mail address.")

@@ -33,5 +33,6 @@ func (s *Server) table() []Route {
 		s.doorRoutes(),          // SPEC §4.13, §3: the door in: invitations, codes, applicants, previews
 		s.meRoutes(),            // SPEC §4.19: a user's own data
 		s.brandRoutes(),         // SPEC §4.8: brand profile, DNA reads, marks
+		s.lanesRoutes(),         // SPEC §4.9: AI lanes and text tools
 	)
 }

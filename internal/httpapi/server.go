@@ -23,6 +23,7 @@ import (
 	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/judge"
+	"studio/internal/lane"
 	"studio/internal/ledger"
 	"studio/internal/letters"
 	"studio/internal/look"
@@ -69,6 +70,7 @@ type Services struct {
 	Billing  *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
 	Pages    http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
 	Brand    *brand.Service              // the brand profile, its DNA reads and the marks
+	Lanes    *lane.Service               // the AI lanes and text tools
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

@@ -63,7 +63,7 @@ var areas = []walkArea{
 	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk,
 	chatWalk, memoryWalk, supportWalk, lettersWalk, modelsWalk,
 	accountWalk, seatsWalk, doorWalk, meWalk,
-	brandWalk,
+	brandWalk, lanesWalk,
 }
 
 // The merged walk, by route pattern.

@@ -93,7 +93,7 @@ var (
 	ErrBadQuality      = errs.BadQuality
 	ErrKeyReused       = errs.New(errs.KindConflict, "IDEMPOTENCY_KEY_REUSED", "This idempotency key was used for a different request.")
 	ErrKeyTooLong      = errs.With(errs.New(errs.KindInvalid, "BAD_IDEMPOTENCY_KEY", "idempotencyKey is at most 200 characters."), "max", MaxKey)
-	ErrFalNotConfigure = errs.New(errs.KindUnavailable, "FAL_NOT_CONFIGURED", "This tool needs the fal engine, which is not configured.")
+	ErrFalNotConfigure = errs.FalNotConfigured
 	ErrSubmitFailed    = errs.New(errs.KindInternal, "SUBMIT_FAILED", "The develop could not be queued; nothing was charged.")
 	ErrBadSince        = errs.BadSince
 	ErrBadState        = errs.New(errs.KindInvalid, "BAD_STATE", "state must be active or all.")

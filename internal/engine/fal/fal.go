@@ -447,3 +447,18 @@ func (e *Engine) download(ctx context.Context, tool, raw string, limit int64) ([
 	}
 	return data, res.Header.Get("Content-Type"), nil
 }
+
+// Model runs one fal model with a JSON input outside the develop tools (the
+// AI lanes' depth and segment), waits for it like Run, and returns the bytes
+// of its output image as fal sent them. tool names the call in errors.
+func (e *Engine) Model(ctx context.Context, tool, model string, input map[string]any) ([]byte, error) {
+	if strings.TrimSpace(model) == "" {
+		return nil, fmt.Errorf("%w: fal has no model for %q", engine.ErrUnsupported, tool)
+	}
+	out, err := e.do(ctx, tool, call{model: model, input: input})
+	if err != nil {
+		return nil, err
+	}
+	data, _, err := e.download(ctx, tool, out.URL, maxImageBytes)
+	return data, err
+}
