@@ -194,9 +194,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		vision = v
 	}
 	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Decoding: decoding, Now: now, Log: log})
-	// What a provider is told beside the tool's own instructions, in rank
-	// order (job.Rank*): standing notes in force, then the frame's own words.
-	director := job.Sources{judges.NotesSource(), job.FrameWords}
 	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
 	if err != nil {
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
@@ -205,14 +202,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Now: now})
 	memories := memory.NewService(db, now)
 	assistant := chat.NewService(db, ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), memories, pub, log, now)
-	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
-		Decoding: decoding, Now: now, Director: director, Judge: judges})
-	workers.Store(pool)
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
 	brands := brand.NewService(db, brand.Options{
 		AI:     aiClient,
 		Ledger: db, Decoding: decoding, Now: now, Log: log,
 	})
+	// What a provider is told beside the tool's own instructions, in rank
+	// order (job.Rank*): the brand clause and the riding marks, standing
+	// notes in force, then the frame's own words.
+	director := job.Sources{brands.Source(), judges.NotesSource(), job.FrameWords}
+	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
+		Decoding: decoding, Now: now, Director: director, Judge: judges})
+	workers.Store(pool)
 	lanes := lane.Options{Ledger: db, Prices: prices, AI: aiClient, Reader: classifier, Assets: assets, Engine: eng,
 		Decoding: decoding, Log: log}
 	if falEngine != nil {
