@@ -42,6 +42,7 @@ import (
 	"studio/internal/mail"
 	"studio/internal/memory"
 	"studio/internal/notify"
+	"studio/internal/ops"
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
@@ -250,6 +251,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Pages:   providerPages(pay),
 		Brand:   brands,
 		Lanes:   lane.NewService(lanes),
+		Ops:     ops.NewService(db, jobs, prices, now),
 		Wake:    pool.Wake,
 		Ping:    db.Ping,
 	}, log)

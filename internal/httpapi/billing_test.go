@@ -287,7 +287,7 @@ func TestBillingGrantTokens(t *testing.T) {
 			{"a user that does not exist", adminSession, body("userId", uuid.NewString(), "tokens", 5), 404, "USER_NOT_FOUND", 0},
 			{"a user id that is no uuid", adminSession, body("userId", "nope", "tokens", 5), 404, "USER_NOT_FOUND", 0},
 			{"a session that is not an admin", target.Session(), body("tokens", 5), 403, "FORBIDDEN", 0},
-			{"an API key", a.Key(t, admin, "member"), body("tokens", 5), 401, "UNAUTHORIZED", 0},
+			{"an API key, even an admin's", a.Key(t, admin, "member"), body("tokens", 5), 403, "FORBIDDEN", 0},
 			{"anonymous", apptest.Anonymous, body("tokens", 5), 401, "UNAUTHORIZED", 0},
 		}
 		var granted int64

@@ -158,11 +158,14 @@ func (s *Server) authenticate(class Class, next http.Handler) http.Handler {
 	})
 }
 
-var errKeyNotAccepted = errs.Msg(errs.Unauthorized, "This route needs a browser session; an API key is not accepted.")
+var (
+	errKeyNotAccepted = errs.Msg(errs.Unauthorized, "This route needs a browser session; an API key is not accepted.")
+	errKeyNotOperator = errs.Msg(errs.Forbidden, "This route is for platform administrators' browser sessions; an API key is never accepted.")
+)
 
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) (auth.Principal, account.Session, error) {
 	if h := r.Header.Get("Authorization"); h != "" {
-		if class != KeyOrSession {
+		if class != KeyOrSession && class != PlatformAdmin {
 			return auth.Principal{}, account.Session{}, errKeyNotAccepted
 		}
 		secret, ok := strings.CutPrefix(h, "Bearer ")
@@ -170,6 +173,9 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) 
 			return auth.Principal{}, account.Session{}, errs.Unauthorized
 		}
 		p, err := s.svc.Keys.Resolve(r.Context(), strings.TrimSpace(secret))
+		if err == nil && class == PlatformAdmin { // a valid key, even an admin's, is no operator (issue 16)
+			return auth.Principal{}, account.Session{}, errKeyNotOperator
+		}
 		return p, account.Session{}, err
 	}
 	c, err := r.Cookie(SessionCookie)

@@ -32,7 +32,7 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 			note = "Needs a session cookie; an API key is answered 401."
 		case PlatformAdmin:
 			op.Security = []string{openapi.SchemeSession}
-			note = "Platform admins only: a session whose e-mail is on the service's admin list. An API key never passes."
+			note = "Platform admins only: a session whose e-mail is on the service's admin list. A valid API key, even an admin's, is answered 403."
 		case SharedSecret:
 			note = "Takes no API key or session: the handler checks a shared secret the caller sends in a header."
 		case Reviewer:

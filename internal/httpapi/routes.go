@@ -34,5 +34,6 @@ func (s *Server) table() []Route {
 		s.meRoutes(),            // SPEC §4.19: a user's own data
 		s.brandRoutes(),         // SPEC §4.8: brand profile, DNA reads, marks
 		s.lanesRoutes(),         // SPEC §4.9: AI lanes and text tools
+		s.adminRoutes(),         // SPEC §4.17: the operators' console
 	)
 }

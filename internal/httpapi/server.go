@@ -29,6 +29,7 @@ import (
 	"studio/internal/look"
 	"studio/internal/memory"
 	"studio/internal/notify"
+	"studio/internal/ops"
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/seat"
@@ -71,6 +72,7 @@ type Services struct {
 	Pages    http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
 	Brand    *brand.Service              // the brand profile, its DNA reads and the marks
 	Lanes    *lane.Service               // the AI lanes and text tools
+	Ops      *ops.Service                // the operators' reads and actions across houses
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/ledger"
+	"studio/internal/ops"
+)
+
+// The operators' routes (SPEC §4.17): a platform administrator's session
+// only; a key, even an admin's, is refused. The grant of tokens is in
+// billing.go.
+
+// CostsQuery is the query of the ai-costs read.
+type CostsQuery struct {
+	Days int `query:"days" minimum:"1" maximum:"365" default:"30" description:"The window, in days back from now."`
+}
+
+// AdminRunsQuery is the query of the operators' develops list.
+type AdminRunsQuery struct {
+	State string `query:"state" enum:"active,failed,all" default:"all" description:"active: runs still queued or developing; failed: runs with a failed frame."`
+	Limit int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+}
+
+// AdminRunsBody lists develop runs of every house.
+type AdminRunsBody struct {
+	Runs []ops.HouseRun `json:"runs" description:"Newest first, over the last 30 days."`
+}
+
+// EmailsQuery is the query of the e-mail log read.
+type EmailsQuery struct {
+	ID    string `query:"id" refuse:"NOT_FOUND" description:"One letter, with its archived HTML; an unknown id is the one 404."`
+	Limit int    `query:"limit" minimum:"1" maximum:"500" default:"100"`
+}
+
+// EmailsBody is the e-mail log (letters, HTML left out) or one letter.
+type EmailsBody struct {
+	Letters []ops.Letter `json:"letters,omitempty" description:"Without id: the newest letters, HTML left out."`
+	Letter  *ops.Letter  `json:"letter,omitempty" description:"With id: that letter and its HTML."`
+}
+
+// FailuresQuery is the query of the failures read.
+type FailuresQuery struct {
+	Hours int `query:"hours" minimum:"1" maximum:"720" default:"168" description:"The window, in hours back from now."`
+}
+
+// FramesQuery is the query of the operators' frames list.
+type FramesQuery struct {
+	House  string `query:"house" maxLength:"100" refuse:"BAD_FILTER" description:"Only this house's frames."`
+	Tool   string `query:"tool" maxLength:"100" refuse:"BAD_FILTER" description:"Only frames this tool made."`
+	Age    *int   `query:"age" minimum:"1" maximum:"3650" description:"Only frames made or brought in the last this many days."`
+	Origin string `query:"origin" enum:"made,brought" refuse:"BAD_FRAME_ORIGIN" description:"made: developed by a tool; brought: uploaded."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100"`
+}
+
+var (
+	errBadDays     = errs.New(errs.KindInvalid, "BAD_DAYS", "days must be a whole number from 1 to 365.")
+	errBadHours    = errs.New(errs.KindInvalid, "BAD_HOURS", "hours must be a whole number in the documented range.")
+	errBadAge      = errs.New(errs.KindInvalid, "BAD_AGE", "age must be a whole number of days from 1 to 3650.")
+	errBadFilter   = errs.New(errs.KindInvalid, "BAD_FILTER", "house and tool are plain text of at most 100 characters.")
+	errBadFrameOrg = errs.New(errs.KindInvalid, "BAD_FRAME_ORIGIN", "origin must be made or brought.")
+	errBadRunState = errs.Msg(job.ErrBadState, "state must be active, failed or all.")
+	errAdminLimit  = errs.Msg(errs.BadLimit, "limit is not a whole number in the documented range.")
+)
+
+func (s *Server) adminAccess(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[ops.AccessRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Ops.ChangeAccess(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminCosts(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[CostsQuery](r)
+	out, err := s.svc.Ops.Costs(r.Context(), auth.From(r.Context()), q.Days)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminDevelops(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[AdminRunsQuery](r)
+	runs, err := s.svc.Ops.Develops(r.Context(), auth.From(r.Context()), q.State, q.Limit)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, AdminRunsBody{Runs: runs})
+}
+
+func (s *Server) adminDevelopsAction(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[ops.ActionRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Ops.Act(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	for _, res := range out.Results {
+		if res.Outcome != "skipped" {
+			s.wakeWorkers()
+			break
+		}
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminEmails(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[EmailsQuery](r)
+	p := auth.From(r.Context())
+	if q.ID != "" {
+		l, err := s.svc.Ops.Letter(r.Context(), p, q.ID)
+		if err != nil {
+			return err
+		}
+		return encode(w, http.StatusOK, EmailsBody{Letter: &l})
+	}
+	ls, err := s.svc.Ops.Letters(r.Context(), p, q.Limit)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, EmailsBody{Letters: ls})
+}
+
+func (s *Server) adminFailures(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[FailuresQuery](r)
+	out, err := s.svc.Ops.Failures(r.Context(), auth.From(r.Context()), q.Hours)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminFrames(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[FramesQuery](r)
+	f := ops.FrameFilter{House: q.House, Tool: q.Tool, Origin: q.Origin, Limit: q.Limit}
+	if q.Age != nil {
+		f.AgeDays = *q.Age
+	}
+	out, err := s.svc.Ops.Frames(r.Context(), auth.From(r.Context()), f)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminFrameFile(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.svc.Ops.FrameFile(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.serveAsset(w, r, f)
+}
+
+// adminRoutes are the operators' routes (SPEC §4.17), but for the grant of
+// tokens (billingRoutes).
+func (s *Server) adminRoutes() []Route {
+	return []Route{
+		{Method: "POST", Path: "/api/toolkit/admin/access", Class: PlatformAdmin, Tag: "admin", Summary: "Grant or revoke a toolkit or a tool to a user, named by id or e-mail",
+			In: ops.AccessRequest{}, Out: []Out{{Status: 200, Body: ops.Access{}}},
+			Errors: []*errs.Error{ops.ErrBadAction, ops.ErrItemRequired, ops.ErrUnknownItem, ops.ErrTargetRequired, ledger.ErrUserNotFound}, Handler: s.adminAccess},
+		{Method: "GET", Path: "/api/toolkit/admin/ai-costs", Class: PlatformAdmin, Tag: "admin", Summary: "What the work cost: settled tokens and stated provider costs, by tool and by day",
+			Query: CostsQuery{}, Out: []Out{{Status: 200, Body: ops.Costs{}}}, Errors: []*errs.Error{errBadDays}, Handler: s.adminCosts},
+		{Method: "GET", Path: "/api/toolkit/admin/develops", Class: PlatformAdmin, Tag: "admin", Summary: "Develop runs of every house, newest first",
+			Query: AdminRunsQuery{}, Out: []Out{{Status: 200, Body: AdminRunsBody{}}}, Errors: []*errs.Error{errBadRunState, errAdminLimit}, Handler: s.adminDevelops},
+		{Method: "POST", Path: "/api/toolkit/admin/develops/action", Class: PlatformAdmin, Tag: "admin", Summary: "Retry or cancel many develops of any house; answers a tally",
+			In: ops.ActionRequest{}, Out: []Out{{Status: 200, Body: ops.Tally{}}}, Errors: []*errs.Error{ops.ErrBadAction, ops.ErrJobIDsRequired}, Handler: s.adminDevelopsAction},
+		{Method: "GET", Path: "/api/toolkit/admin/emails", Class: PlatformAdmin, Tag: "admin", Summary: "The e-mail log without HTML, or one letter with its archived HTML",
+			Query: EmailsQuery{}, Out: []Out{{Status: 200, Body: EmailsBody{}}}, Errors: []*errs.Error{errAdminLimit, errs.NotFound}, Handler: s.adminEmails},
+		{Method: "GET", Path: "/api/toolkit/admin/failures", Class: PlatformAdmin, Tag: "admin", Summary: "Failed develops grouped by normalised error text, with house counts, and refused e-mails",
+			Query: FailuresQuery{}, Out: []Out{{Status: 200, Body: ops.Failures{}}}, Errors: []*errs.Error{errBadHours}, Handler: s.adminFailures},
+		{Method: "GET", Path: "/api/toolkit/admin/frames", Class: PlatformAdmin, Tag: "admin", Summary: "Frames of every house, filtered by house, tool, age and origin, with the filters' values",
+			Query: FramesQuery{}, Out: []Out{{Status: 200, Body: ops.Frames{}}}, Errors: []*errs.Error{errBadFilter, errBadAge, errBadFrameOrg, errAdminLimit}, Handler: s.adminFrames},
+		{Method: "GET", Path: "/api/toolkit/admin/frames/{id}/file", Class: PlatformAdmin, Tag: "admin", Summary: "A frame's bytes, of any house",
+			Out: fileOut(), Errors: []*errs.Error{errs.NotFound}, Handler: s.adminFrameFile},
+	}
+}
