@@ -46,6 +46,7 @@ import (
 	"studio/internal/pack"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
+	"studio/internal/search"
 	"studio/internal/seat"
 	"studio/internal/share"
 	"studio/internal/sqlstore"
@@ -252,6 +253,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Brand:   brands,
 		Lanes:   lane.NewService(lanes),
 		Ops:     ops.NewService(db, jobs, prices, now),
+		Search:  search.NewService(db),
 		Wake:    pool.Wake,
 		Ping:    db.Ping,
 	}, log)

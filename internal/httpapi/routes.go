@@ -35,5 +35,6 @@ func (s *Server) table() []Route {
 		s.brandRoutes(),         // SPEC §4.8: brand profile, DNA reads, marks
 		s.lanesRoutes(),         // SPEC §4.9: AI lanes and text tools
 		s.adminRoutes(),         // SPEC §4.17: the operators' console
+		s.searchRoutes(),        // SPEC §4.19: the one field over the house
 	)
 }

@@ -32,6 +32,7 @@ import (
 	"studio/internal/ops"
 	"studio/internal/pack"
 	"studio/internal/post"
+	"studio/internal/search"
 	"studio/internal/seat"
 	"studio/internal/share"
 	"studio/internal/support"
@@ -73,6 +74,7 @@ type Services struct {
 	Brand    *brand.Service              // the brand profile, its DNA reads and the marks
 	Lanes    *lane.Service               // the AI lanes and text tools
 	Ops      *ops.Service                // the operators' reads and actions across houses
+	Search   *search.Service             // the one field over the house
 	Wake     func()                      // tells this process's workers that work is queued
 	Ping     func(context.Context) error // checks the database answers
 }

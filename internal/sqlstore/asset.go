@@ -170,7 +170,13 @@ func (db *DB) insertAssetTx(ctx context.Context, tx *Tx, house, user string, a a
 		b2i(a.MarkGuessed), b2i(a.CarriesMark), a.CreatedAt.UnixMilli()); err != nil {
 		return err
 	}
-	return insertTags(ctx, tx, house, a.ID, a.Tags())
+	if err := insertTags(ctx, tx, house, a.ID, a.Tags()); err != nil {
+		return err
+	}
+	if a.Tool != nil { // a developed frame is no piece
+		return nil
+	}
+	return reindexPieces(ctx, tx, house, `a.id = ?`, a.ID)
 }
 
 // ListAssets calls fn with each live asset of the house q selects, newest
@@ -289,7 +295,7 @@ func (db *DB) UpdateAsset(ctx context.Context, house, id string, edit func(*asse
 			return err
 		}
 		out = a
-		return nil
+		return reindexPieces(ctx, tx, house, `a.id = ?`, id)
 	})
 	return out, err
 }
@@ -388,6 +394,9 @@ func (db *DB) BatchUpdateAssets(ctx context.Context, house, user string, ids []s
 			}
 		}
 		n = len(live)
+		if c.MoveFolder || c.SetKind {
+			return reindexPieces(ctx, tx, house, `a.id IN `+in, args...)
+		}
 		return nil
 	})
 	return n, err
@@ -409,8 +418,11 @@ func (db *DB) DeleteAssets(ctx context.Context, house string, ids []string, at t
 			return err
 		}
 		affected, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
 		n = int(affected)
-		return err
+		return reindexPieces(ctx, tx, house, `a.id IN `+in, args...)
 	})
 	return n, err
 }

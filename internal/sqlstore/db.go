@@ -123,7 +123,7 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p, err := goose.NewProvider(dialect, db.w, sub)
+	p, err := goose.NewProvider(dialect, db.w, sub, goose.WithGoMigrations(searchMigration(db.engine)))
 	if err != nil {
 		return 0, fmt.Errorf("migrations: %w", err)
 	}

@@ -58,9 +58,11 @@ func (db *DB) InsertFolder(ctx context.Context, house, user string, f asset.Fold
 				return errs.NotFound
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO folders (id, organization_id, parent_id, name, created_by_user_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, f.ID, house, nullPtr(f.ParentID), f.Name, nullStr(user), f.CreatedAt.UnixMilli())
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO folders (id, organization_id, parent_id, name, created_by_user_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, f.ID, house, nullPtr(f.ParentID), f.Name, nullStr(user), f.CreatedAt.UnixMilli()); err != nil {
+			return err
+		}
+		return reindexCollection(ctx, tx, house, f.ID)
 	})
 }
 
@@ -104,7 +106,7 @@ func (db *DB) UpdateFolder(ctx context.Context, house, id string, p asset.Folder
 			return err
 		}
 		out = f
-		return nil
+		return reindexCollection(ctx, tx, house, id)
 	})
 	return out, err
 }

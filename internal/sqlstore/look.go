@@ -103,6 +103,9 @@ func (db *DB) InsertLooks(ctx context.Context, looks []look.Look) error {
 				l.CreatedAt.UnixMilli(), l.UpdatedAt.UnixMilli(), nullPtr(l.LookBaseParentAssetID)); err != nil {
 				return err
 			}
+			if err := indexLook(ctx, tx, l.OrganizationID, l); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -211,7 +214,10 @@ func (db *DB) UpdateLook(ctx context.Context, house, id string, edit func(*look.
 		_, err = tx.Exec(ctx, `UPDATE looks SET status = ?, look_base_asset_id = ?, look_base_job_id = ?, look_base_parent_asset_id = ?,
 			updated_at = ? WHERE organization_id = ? AND id = ?`, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID),
 			nullPtr(l.LookBaseParentAssetID), l.UpdatedAt.UnixMilli(), house, id)
-		return err
+		if err != nil {
+			return err
+		}
+		return indexLook(ctx, tx, house, l)
 	})
 	return out, err
 }
