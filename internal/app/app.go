@@ -42,6 +42,7 @@ import (
 	"studio/internal/mail"
 	"studio/internal/memory"
 	"studio/internal/notify"
+	"studio/internal/onboarding"
 	"studio/internal/ops"
 	"studio/internal/pack"
 	"studio/internal/post"
@@ -246,16 +247,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Support:  desk,
 		Letters: letters.NewService(db, sender, letters.Options{DripSecret: cfg.DripSecret, WebhookSecret: cfg.EmailHook, WebOrigin: cfg.WebOrigin, Now: now,
 			OnAlert: func(kind, subject string) { log.Warn("operator alert", "kind", kind, "subject", subject) }}),
-		Seats:   seats,
-		Door:    door,
-		Billing: money,
-		Pages:   providerPages(pay),
-		Brand:   brands,
-		Lanes:   lane.NewService(lanes),
-		Ops:     ops.NewService(db, jobs, prices, now),
-		Search:  search.NewService(db),
-		Wake:    pool.Wake,
-		Ping:    db.Ping,
+		Seats:      seats,
+		Door:       door,
+		Billing:    money,
+		Pages:      providerPages(pay),
+		Brand:      brands,
+		Lanes:      lane.NewService(lanes),
+		Ops:        ops.NewService(db, jobs, prices, now),
+		Search:     search.NewService(db),
+		Onboarding: onboarding.NewService(db, now),
+		Wake:       pool.Wake,
+		Ping:       db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil

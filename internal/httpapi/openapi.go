@@ -66,6 +66,7 @@ var tagDescriptions = map[string]string{
 	"billing":       "Tokens: the balance, open holds, prices, and platform grants.",
 	"admin":         "Platform administration (sessions on the allowlist).",
 	"search":        "One field over the house: pieces, collections, looks and workflows.",
+	"onboarding":    "The first-steps checklist of a house.",
 	"jobs":          "Develops: frames commissioned from tools, their runs and the event stream.",
 	"mcp":           "The Model Context Protocol endpoint for AI agents.",
 	"packs":         "Batch downloads of frames as zip archives.",

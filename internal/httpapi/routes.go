@@ -36,5 +36,6 @@ func (s *Server) table() []Route {
 		s.lanesRoutes(),         // SPEC §4.9: AI lanes and text tools
 		s.adminRoutes(),         // SPEC §4.17: the operators' console
 		s.searchRoutes(),        // SPEC §4.19: the one field over the house
+		s.onboardingRoutes(),    // SPEC §4.19: the first-steps checklist
 	)
 }

@@ -29,6 +29,7 @@ import (
 	"studio/internal/look"
 	"studio/internal/memory"
 	"studio/internal/notify"
+	"studio/internal/onboarding"
 	"studio/internal/ops"
 	"studio/internal/pack"
 	"studio/internal/post"
@@ -49,34 +50,35 @@ type Config struct {
 
 // Services are the use cases the routes call.
 type Services struct {
-	Accounts *account.Service
-	Keys     *apikey.Service
-	Posts    *post.Service
-	Assets   *asset.Service              // the library: assets and collections
-	Events   *events.Broker              // committed changes, fanned out to the job sockets
-	Ledger   *ledger.Service             // token balance, price list and admin grants
-	Jobs     *job.Service                // develops: submit, replay, cancel, duplicate, runs
-	Looks    *look.Service               // lookbook: looks, factory, presets, postures
-	Packs    *pack.Service               // batch downloads
-	Notes    *notify.Service             // the notifications list and its read marks
-	Shares   *share.Service              // share links, reviewer marks, coverage
-	Hooks    *webhook.Service            // outbound webhook endpoints, their deliveries and test messages
-	Judge    *judge.Service              // verdicts and answers, redraws, takes, standing notes, opinions
-	Chat     *chat.Service               // the studio assistant: drafts, mutations, conversations
-	Memory   *memory.Service             // what the studio remembers for the house and each user
-	Support  *support.Service            // the help desk: tickets, screenshots, escalations
-	Letters  *letters.Service            // drip letters and the e-mail provider's delivery webhook
-	Casting  *casting.Service            // the casting board: own models and the catalogue's faces
-	Seats    *seat.Service               // the house's people: offers, roles, removals, transfer
-	Door     *invite.Service             // the door in: invitations, codes, applicants, previews
-	Billing  *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
-	Pages    http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
-	Brand    *brand.Service              // the brand profile, its DNA reads and the marks
-	Lanes    *lane.Service               // the AI lanes and text tools
-	Ops      *ops.Service                // the operators' reads and actions across houses
-	Search   *search.Service             // the one field over the house
-	Wake     func()                      // tells this process's workers that work is queued
-	Ping     func(context.Context) error // checks the database answers
+	Accounts   *account.Service
+	Keys       *apikey.Service
+	Posts      *post.Service
+	Assets     *asset.Service              // the library: assets and collections
+	Events     *events.Broker              // committed changes, fanned out to the job sockets
+	Ledger     *ledger.Service             // token balance, price list and admin grants
+	Jobs       *job.Service                // develops: submit, replay, cancel, duplicate, runs
+	Looks      *look.Service               // lookbook: looks, factory, presets, postures
+	Packs      *pack.Service               // batch downloads
+	Notes      *notify.Service             // the notifications list and its read marks
+	Shares     *share.Service              // share links, reviewer marks, coverage
+	Hooks      *webhook.Service            // outbound webhook endpoints, their deliveries and test messages
+	Judge      *judge.Service              // verdicts and answers, redraws, takes, standing notes, opinions
+	Chat       *chat.Service               // the studio assistant: drafts, mutations, conversations
+	Memory     *memory.Service             // what the studio remembers for the house and each user
+	Support    *support.Service            // the help desk: tickets, screenshots, escalations
+	Letters    *letters.Service            // drip letters and the e-mail provider's delivery webhook
+	Casting    *casting.Service            // the casting board: own models and the catalogue's faces
+	Seats      *seat.Service               // the house's people: offers, roles, removals, transfer
+	Door       *invite.Service             // the door in: invitations, codes, applicants, previews
+	Billing    *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
+	Pages      http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
+	Brand      *brand.Service              // the brand profile, its DNA reads and the marks
+	Lanes      *lane.Service               // the AI lanes and text tools
+	Ops        *ops.Service                // the operators' reads and actions across houses
+	Search     *search.Service             // the one field over the house
+	Onboarding *onboarding.Service         // the first-steps checklist
+	Wake       func()                      // tells this process's workers that work is queued
+	Ping       func(context.Context) error // checks the database answers
 }
 
 // Server is the HTTP API.
