@@ -16,10 +16,10 @@ CREATE TABLE access_grants (
 
 CREATE INDEX jobs_created ON jobs (created_at);
 CREATE INDEX assets_created ON assets (created_at);
-CREATE INDEX ledger_holds_posted ON ledger_holds (resolved_at) WHERE state = 'posted';
+CREATE INDEX ledger_holds_settled ON ledger_holds (resolved_at) WHERE state = 'posted';
 
 -- +goose Down
-DROP INDEX ledger_holds_posted;
+DROP INDEX ledger_holds_settled;
 DROP INDEX assets_created;
 DROP INDEX jobs_created;
 DROP TABLE access_grants;
