@@ -3,8 +3,10 @@ package httpapi
 import (
 	"net/http"
 
+	"studio/internal/account"
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/ops"
@@ -153,6 +155,51 @@ func (s *Server) adminFrames(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, out)
 }
 
+// CodesBody lists invite codes.
+type CodesBody struct {
+	Codes []invite.Code `json:"codes" description:"The operators' codes, newest first."`
+}
+
+func (s *Server) adminInvite(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[ops.InviteRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Ops.Invite(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) adminCodes(w http.ResponseWriter, r *http.Request) error {
+	cs, err := s.svc.Ops.Codes(r.Context(), auth.From(r.Context()))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, CodesBody{Codes: cs})
+}
+
+func (s *Server) adminMintCode(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[ops.MintRequest](w, r)
+	if err != nil {
+		return err
+	}
+	c, err := s.svc.Ops.MintCode(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusCreated, ops.CodeBody{Code: c})
+}
+
+func (s *Server) adminRevokeCode(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.svc.Ops.RevokeCode(r.Context(), auth.From(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, ops.CodeBody{Code: c})
+}
+
 func (s *Server) adminFrameFile(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.svc.Ops.FrameFile(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
@@ -180,6 +227,15 @@ func (s *Server) adminRoutes() []Route {
 			Query: FailuresQuery{}, Out: []Out{{Status: 200, Body: ops.Failures{}}}, Errors: []*errs.Error{errBadHours}, Handler: s.adminFailures},
 		{Method: "GET", Path: "/api/toolkit/admin/frames", Class: PlatformAdmin, Tag: "admin", Summary: "Frames of every house, filtered by house, tool, age and origin, with the filters' values",
 			Query: FramesQuery{}, Out: []Out{{Status: 200, Body: ops.Frames{}}}, Errors: []*errs.Error{errBadFilter, errBadAge, errBadFrameOrg, errAdminLimit}, Handler: s.adminFrames},
+		{Method: "POST", Path: "/api/toolkit/admin/invite", Class: PlatformAdmin, Tag: "admin", Summary: "Invite an address (idempotent per address) and send it the letter with the accept link",
+			In: ops.InviteRequest{}, Out: []Out{{Status: 200, Body: ops.Invited{}}}, Errors: []*errs.Error{account.ErrBadEmail}, Handler: s.adminInvite},
+		{Method: "GET", Path: "/api/toolkit/admin/invite-codes", Class: PlatformAdmin, Tag: "admin", Summary: "The operators' invite codes",
+			Out: []Out{{Status: 200, Body: CodesBody{}}}, Handler: s.adminCodes},
+		{Method: "POST", Path: "/api/toolkit/admin/invite-codes", Class: PlatformAdmin, Tag: "admin", Summary: "Mint an invite code LABEL-XXXXXX with a grant, a use limit and an expiry",
+			In: ops.MintRequest{}, Out: []Out{{Status: 201, Body: ops.CodeBody{}}},
+			Errors: []*errs.Error{ops.ErrBadLabel, ops.ErrBadGrant, ops.ErrBadMaxUses, ops.ErrBadExpiry}, Handler: s.adminMintCode},
+		{Method: "POST", Path: "/api/toolkit/admin/invite-codes/{id}/revoke", Class: PlatformAdmin, Tag: "admin", Summary: "Withdraw an invite code (a repeat keeps the first time)",
+			Out: []Out{{Status: 200, Body: ops.CodeBody{}}}, Errors: []*errs.Error{errs.NotFound}, Handler: s.adminRevokeCode},
 		{Method: "GET", Path: "/api/toolkit/admin/frames/{id}/file", Class: PlatformAdmin, Tag: "admin", Summary: "A frame's bytes, of any house",
 			Out: fileOut(), Errors: []*errs.Error{errs.NotFound}, Handler: s.adminFrameFile},
 	}

@@ -3,13 +3,16 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"studio/internal/app"
 	"studio/internal/apptest"
+	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/mail"
 	"studio/internal/ops"
@@ -27,6 +30,12 @@ var adminWalk = walkArea{
 		"GET /api/toolkit/admin/emails":           static("/api/toolkit/admin/emails", nil),
 		"GET /api/toolkit/admin/failures":         static("/api/toolkit/admin/failures", nil),
 		"GET /api/toolkit/admin/frames":           static("/api/toolkit/admin/frames", nil),
+		"POST /api/toolkit/admin/invite":          static("/api/toolkit/admin/invite", map[string]any{"email": "walked@maison.test"}),
+		"GET /api/toolkit/admin/invite-codes":     static("/api/toolkit/admin/invite-codes", nil),
+		"POST /api/toolkit/admin/invite-codes":    static("/api/toolkit/admin/invite-codes", map[string]any{"label": "walk"}),
+		"POST /api/toolkit/admin/invite-codes/{id}/revoke": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/admin/invite-codes/" + mintCode(t, a, "WALK", 0, 1).ID + "/revoke", nil}
+		},
 		"GET /api/toolkit/admin/frames/{id}/file": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/admin/frames/" + assetID(t, a, u) + "/file", nil}
 		},
@@ -235,6 +244,77 @@ func TestAdmin(t *testing.T) {
 		})
 	})
 }
+
+// TestAdminCodes: an operator mints a code that a new address redeems
+// at sign-up, lists and withdraws it, and invites an address by letter.
+func TestAdminCodes(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e, func(c *app.Config) { c.Signup = "invite" })
+		op := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
+		adm := op.Session()
+		mint := func(body map[string]any, status int, code string) ops.CodeBody {
+			t.Helper()
+			res := a.Do(t, "POST", "/api/toolkit/admin/invite-codes", adm, body)
+			want(t, res, status, code)
+			var out ops.CodeBody
+			if status == 201 {
+				res.JSON(t, &out)
+			}
+			return out
+		}
+		c := mint(map[string]any{"label": " spring-27 ", "grantTokens": 40, "maxUses": 2, "expiresInDays": 30}, 201, "").Code
+		if !regexp.MustCompile(`^SPRING-27-[0-9A-HJKMNP-TV-Z]{6}$`).MatchString(c.Code) || c.GrantTokens != 40 || c.MaxUses != 2 ||
+			c.ExpiresAt == nil || c.ExpiresAt.Sub(time.Now()) < 29*24*time.Hour || c.RevokedAt != nil {
+			t.Errorf("minted %+v", c)
+		}
+		if d := mint(map[string]any{"label": "solo"}, 201, "").Code; d.MaxUses != 1 || d.GrantTokens != 0 || d.ExpiresAt != nil {
+			t.Errorf("defaults %+v", d)
+		}
+		mint(map[string]any{"label": "no spaces"}, 400, "BAD_LABEL")
+		mint(map[string]any{"label": strings.Repeat("A", 25)}, 400, "BAD_LABEL")
+		mint(map[string]any{"label": "x", "grantTokens": 100001}, 400, "BAD_GRANT")
+		mint(map[string]any{"label": "x", "maxUses": 0}, 400, "BAD_MAX_USES")
+		mint(map[string]any{"label": "x", "expiresInDays": 0}, 400, "BAD_EXPIRY")
+
+		if res := a.Do(t, "POST", "/api/toolkit/invite/redeem", apptest.Anonymous, map[string]string{"code": strings.ToLower(c.Code), "email": "new@maison.test"}); res.Status != 200 {
+			t.Fatalf("redeem: %d %s", res.Status, res.Body)
+		}
+		guest := a.SignUpAs(t, &apptest.User{Name: "Guest", Email: "new@maison.test", Password: "correct horse battery"})
+		if b := houseBalance(t, a, guest.HouseID); b.Grant != 60+40 {
+			t.Errorf("the new house's grant %d; want 60 + 40", b.Grant)
+		}
+		var list CodesBodyT
+		a.Do(t, "GET", "/api/toolkit/admin/invite-codes", adm, nil).JSON(t, &list)
+		if len(list.Codes) != 2 || list.Codes[1].ID != c.ID || list.Codes[1].UsedCount != 1 || list.Codes[1].JoinedCount != 1 {
+			t.Errorf("codes %+v", list.Codes)
+		}
+		var first, again ops.CodeBody
+		a.Do(t, "POST", "/api/toolkit/admin/invite-codes/"+c.ID+"/revoke", adm, nil).JSON(t, &first)
+		a.Do(t, "POST", "/api/toolkit/admin/invite-codes/"+c.ID+"/revoke", adm, nil).JSON(t, &again)
+		if first.Code.RevokedAt == nil || again.Code.RevokedAt == nil || !first.Code.RevokedAt.Equal(again.Code.RevokedAt.Time) {
+			t.Errorf("revoke twice: %+v then %+v", first.Code.RevokedAt, again.Code.RevokedAt)
+		}
+		want(t, a.Do(t, "POST", "/api/toolkit/invite/redeem", apptest.Anonymous, map[string]string{"code": c.Code, "email": "late@maison.test"}), 400, "CODE_REVOKED")
+		want(t, a.Do(t, "POST", "/api/toolkit/admin/invite-codes/"+uuid.NewString()+"/revoke", adm, nil), 404, "NOT_FOUND")
+
+		var inv1, inv2 ops.Invited
+		a.Do(t, "POST", "/api/toolkit/admin/invite", adm, map[string]any{"email": " Asked@Maison.test "}).JSON(t, &inv1)
+		a.Do(t, "POST", "/api/toolkit/admin/invite", adm, map[string]any{"email": "asked@maison.test"}).JSON(t, &inv2)
+		if inv1.Email != "asked@maison.test" || inv1.Status != "issued" || inv1.Token == "" || inv2.Token == inv1.Token ||
+			inv1.Emailed != "logged" || len(inv1.ToolkitsOpened) != 5 || !strings.Contains(inv2.URL, "/invite?token=") {
+			t.Errorf("invite twice: %+v then %+v", inv1, inv2)
+		}
+		letters, err := a.DB.Emails(context.Background(), "asked@maison.test")
+		if err != nil || len(letters) != 2 || !strings.Contains(letters[0].Text, inv2.URL) {
+			t.Errorf("letters %+v %v; want the second with the latest link", letters, err)
+		}
+		a.SignUpAs(t, &apptest.User{Name: "Asked", Email: "asked@maison.test", Password: "correct horse battery"})
+		want(t, a.Do(t, "POST", "/api/toolkit/admin/invite", adm, map[string]any{"email": "not an address"}), 400, "BAD_EMAIL")
+	})
+}
+
+// CodesBodyT is the codes list as the tests read it.
+type CodesBodyT struct{ Codes []invite.Code }
 
 func TestNormalize(t *testing.T) {
 	for in, want := range map[string]string{

@@ -9,8 +9,10 @@ import (
 	"studio/internal/asset"
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/invite"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/mail"
 )
 
 // Store is what the operators' reads need from persistence: reads across
@@ -32,20 +34,26 @@ type Store interface {
 	UserExists(ctx context.Context, id string) (bool, error)
 	GrantAccess(ctx context.Context, g Grant) (int, error)
 	RevokeAccess(ctx context.Context, g Grant) (int, error)
+	InsertCode(ctx context.Context, c invite.Code) error
+	OperatorCodes(ctx context.Context) ([]invite.Code, error)
+	RevokeCode(ctx context.Context, id string, at time.Time) (invite.Code, error)
 }
 
 // Service is the operators' use cases.
 type Service struct {
 	store  Store
 	jobs   *job.Service
+	door   *invite.Service
+	mailer mail.Sender
 	prices ledger.Prices
 	now    func() time.Time
 }
 
 // NewService returns the operators' service; jobs performs a develop
-// action as the house's own routes do.
-func NewService(store Store, jobs *job.Service, prices ledger.Prices, now func() time.Time) *Service {
-	return &Service{store: store, jobs: jobs, prices: prices, now: now}
+// action as the house's own routes do, door issues invitations and mailer
+// sends their letters.
+func NewService(store Store, jobs *job.Service, door *invite.Service, mailer mail.Sender, prices ledger.Prices, now func() time.Time) *Service {
+	return &Service{store: store, jobs: jobs, door: door, mailer: mailer, prices: prices, now: now}
 }
 
 // Costs answers what the work of the last days cost, by tool and by day,

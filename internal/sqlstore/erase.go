@@ -67,6 +67,11 @@ var userColumns = []struct {
 	{"support_tickets", "user_id", eraseNull},     // the desk keeps the thread (and its messages) without the user
 	{"support_shots", "user_id", eraseNull},       // the screenshots' sweep removes them after the retention period
 	{"billing_checkouts", "created_by_user_id", eraseNull},
+	{"brand_dna_reads", "user_id", eraseNull},        // a DNA read is the house's spend
+	{"brand_marks", "created_by_user_id", eraseNull}, // the house's marks stay with the house
+	{"access_grants", "user_id", eraseRows},          // an operator's grants to the user
+	{"onboarding_marks", "user_id", eraseRows},       // the user's own checklist marks
+	{"access_grants", "granted_by_user_id", eraseNull},
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.

@@ -17,8 +17,9 @@ func (db *DB) OnboardingFacts(ctx context.Context, house string) (map[string]boo
 		(SELECT COUNT(*) FROM (SELECT 1 FROM looks WHERE organization_id = ? LIMIT 1) x),
 		(SELECT COUNT(*) FROM (SELECT 1 FROM shares WHERE organization_id = ? LIMIT 1) x),
 		(SELECT COUNT(*) FROM (SELECT 1 FROM api_keys WHERE organization_id = ? LIMIT 1) x),
-		(SELECT COUNT(*) FROM (SELECT 1 FROM seats WHERE organization_id = ? LIMIT 2) x)`,
-		house, house, house, house, house, house).Scan(&up, &dev, &look, &share, &key, &team)
+		(SELECT COUNT(*) FROM (SELECT 1 FROM seats WHERE organization_id = ? LIMIT 2) x)
+			+ (SELECT COUNT(*) FROM (SELECT 1 FROM seat_invitations WHERE organization_id = ? LIMIT 1) x)`,
+		house, house, house, house, house, house, house).Scan(&up, &dev, &look, &share, &key, &team)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,9 @@ import (
 // The operators' reads (SPEC §4.17) are the only queries that do not name
 // a house: they read across houses on purpose, for platform admins only.
 
-// costTool names what a posted hold paid for: its develop's tool, else the
-// lane that held it (the upload classifier is the one lane without a job).
-const costTool = `COALESCE(j.tool, 'classify')`
+// costTool names what a posted hold paid for: the workflow the hold
+// records (issue 14), else its develop's tool, else the classifier.
+const costTool = `CASE WHEN h.workflow <> '' THEN h.workflow ELSE COALESCE(j.tool, 'classify') END`
 
 // CostsByTool sums the holds posted since the instant, by tool.
 func (db *DB) CostsByTool(ctx context.Context, since time.Time) ([]ops.ToolCost, error) {
