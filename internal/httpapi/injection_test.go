@@ -84,7 +84,7 @@ func TestBrandRidesEveryDevelop(t *testing.T) {
 		if res := a.Do(t, "PATCH", "/api/toolkit/brand", k, map[string]any{"injectEnabled": false}); res.Status != 200 {
 			t.Fatalf("patch brand: %d", res.Status)
 		}
-		id = submitWith(t, a, k, "upscale", garmentPNG(t, 64))
+		id = submitWith(t, a, k, "upscale", garmentPNG(t, 72)) // new bytes: a new asset, not the earlier input reused
 		// The input the submit filed is the newest asset: move it into the
 		// collection before the develop runs.
 		input := a.Do(t, "GET", "/api/toolkit/assets", k, nil).Map(t)["assets"].([]any)[0].(map[string]any)["id"].(string)

@@ -74,14 +74,16 @@ func (db *DB) AppendMessage(ctx context.Context, house, user, ticket string, m s
 }
 
 // Tickets lists the house's open tickets (user is not read: a ticket is
-// the house's), the latest message
-// first, with their customer-visible counts.
+// the house's), the latest message first (within one millisecond, the
+// newer message id: ids are time-ordered), with their customer-visible
+// counts.
 func (db *DB) Tickets(ctx context.Context, house, user string) ([]support.Ticket, error) {
 	rows, err := db.read().Query(ctx, `SELECT t.id, t.status, t.subject, t.created_at, t.last_message_at,
 		(SELECT COUNT(*) FROM support_messages m WHERE m.ticket_id = t.id AND m.author <> 'note'),
 		(SELECT COUNT(*) FROM support_messages m WHERE m.ticket_id = t.id AND m.author = 'support' AND m.read_at IS NULL)
 		FROM support_tickets t WHERE t.organization_id = ? AND t.status = 'open'
-		ORDER BY t.last_message_at DESC, t.id DESC LIMIT 500`, house)
+		ORDER BY t.last_message_at DESC, (SELECT MAX(m.id) FROM support_messages m WHERE m.ticket_id = t.id) DESC, t.id DESC
+		LIMIT 500`, house)
 	if err != nil {
 		return nil, err
 	}
