@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -306,7 +307,8 @@ func TestAdminCodes(t *testing.T) {
 			t.Errorf("invite twice: %+v then %+v", inv1, inv2)
 		}
 		letters, err := a.DB.Emails(context.Background(), "asked@maison.test")
-		if err != nil || len(letters) != 2 || !strings.Contains(letters[0].Text, inv2.URL) {
+		if err != nil || len(letters) != 2 || !strings.Contains(letters[0].Text, inv2.URL) ||
+			!strings.Contains(letters[0].HTML, `href="`+html.EscapeString(inv2.URL)+`"`) {
 			t.Errorf("letters %+v %v; want the second with the latest link", letters, err)
 		}
 		a.SignUpAs(t, &apptest.User{Name: "Asked", Email: "asked@maison.test", Password: "correct horse battery"})

@@ -12,8 +12,8 @@ import (
 // installation where sign-up is by invitation: the owner invites an admin
 // and a viewer by e-mail; both sign up with the invited addresses and
 // accept from the letters in the e-mail log; the admin invites a member;
-// the viewer cannot spend, mint a key, delete the library's pieces or
-// manage seats; the owner hands the house to the admin and is an admin
+// the viewer cannot spend, mint a key, delete the library's pieces,
+// manage seats or edit the brand; the owner hands the house to the admin and is an admin
 // from then on; the member removes themselves and their frames stay.
 func TestPeopleStory(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
@@ -57,6 +57,7 @@ func TestPeopleStory(t *testing.T) {
 			{"delete pieces", "POST", "/api/toolkit/assets/batch/delete", map[string]any{"assetIds": []string{assetID(t, a, owner)}}},
 			{"invite a seat", "POST", "/api/toolkit/org/seats/invite", map[string]string{"email": "x@maison.test"}},
 			{"edit posture preferences", "PUT", "/api/toolkit/postures/prefs", map[string]any{"favorites": []string{}}},
+			{"edit the brand", "PATCH", "/api/toolkit/brand", map[string]any{"injectEnabled": true}},
 		}
 		for _, r := range refused {
 			if res := a.Do(t, r.method, r.path, viewerC, r.body); res.Status != 403 {

@@ -92,6 +92,9 @@ func offerFromLetter(t testing.TB, a *apptest.App, email string) string {
 		if l.Template != "seat-invite" {
 			continue
 		}
+		if !strings.Contains(l.HTML, "Accept the invitation") || !strings.Contains(l.HTML, "invitation=") {
+			t.Errorf("the seat offer's letter has no HTML part with its link: %q", l.HTML)
+		}
 		for _, word := range strings.Fields(l.Text) {
 			if u, err := url.Parse(word); err == nil && u.Query().Get("invitation") != "" {
 				return u.Query().Get("invitation")

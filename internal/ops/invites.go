@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"strings"
 	"time"
 
@@ -134,10 +135,15 @@ func (s *Service) Invite(ctx context.Context, p auth.Principal, in InviteRequest
 		return out, nil
 	}
 	out.Emailed = s.carrier()
+	var h strings.Builder
+	if err := invitationHTML.Execute(&h, iss); err != nil {
+		h.Reset() // fixed template over strings; the plain part stands alone if it ever failed
+	}
 	if err := s.mailer.Send(ctx, mail.Message{To: iss.Email, Template: "invitation",
 		Subject: "You are invited to the studio",
 		Text: "Hello,\n\nYou are invited to the studio, where fashion houses develop their imagery.\n\n" +
 			"Accept the invitation and make your account:\n" + iss.URL + "\n\nSign up with this address, " + iss.Email + ".\n",
+		HTML: h.String(),
 	}); err != nil {
 		out.Emailed = "failed"
 	}
@@ -150,3 +156,12 @@ func (s *Service) carrier() string {
 	}
 	return "sent"
 }
+
+// invitationHTML is the operator's invitation letter's HTML part: the
+// plain part's words with the accept link.
+var invitationHTML = template.Must(template.New("invitation").Parse(`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+<p>Hello,</p>
+<p>You are invited to the studio, where fashion houses develop their imagery.</p>
+<p><a href="{{.URL}}" style="display:inline-block;padding:8px 16px;background:#111;color:#fff;text-decoration:none">Accept the invitation and make your account</a></p>
+<p style="color:#666">Sign up with this address, {{.Email}}.</p>
+</body></html>`))

@@ -33,6 +33,7 @@ package seat
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/url"
 	"strings"
 	"time"
@@ -318,14 +319,31 @@ func inviteLetter(inv Invitation, inviter string) mail.Message {
 	if who == "" {
 		who = "Someone"
 	}
+	until := inv.ExpiresAt.Format("2 January 2006")
+	var h strings.Builder
+	if err := inviteHTML.Execute(&h, map[string]any{"Who": who, "House": inv.OrganizationName, "Role": inv.Role,
+		"URL": inv.URL, "Email": inv.Email, "Until": until}); err != nil {
+		h.Reset() // the template is fixed and its data are strings: it cannot fail; the plain part stands alone if it did
+	}
 	return mail.Message{
 		To: inv.Email, Template: "seat-invite",
 		Subject: fmt.Sprintf("%s invites you to %s", who, inv.OrganizationName),
 		Text: fmt.Sprintf("Hello,\n\n%s invites you to join %s in the studio as %s.\n\nAccept the invitation:\n%s\n\n"+
 			"Sign in (or sign up) with this address, %s, to accept. The invitation lasts until %s.\n",
-			who, inv.OrganizationName, inv.Role, inv.URL, inv.Email, inv.ExpiresAt.Format("2 January 2006")),
+			who, inv.OrganizationName, inv.Role, inv.URL, inv.Email, until),
+		HTML: h.String(),
 	}
 }
+
+// inviteHTML is the seat offer's HTML part: the plain part's words, with
+// the accept link as a button-like anchor. html/template escapes the
+// house's and the inviter's names.
+var inviteHTML = template.Must(template.New("seat-invite").Parse(`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+<p>Hello,</p>
+<p>{{.Who}} invites you to join <b>{{.House}}</b> in the studio as {{.Role}}.</p>
+<p><a href="{{.URL}}" style="display:inline-block;padding:8px 16px;background:#111;color:#fff;text-decoration:none">Accept the invitation</a></p>
+<p style="color:#666">Sign in (or sign up) with this address, {{.Email}}, to accept. The invitation lasts until {{.Until}}.</p>
+</body></html>`))
 
 // Accept seats the caller with an offer made to their address and makes
 // the house active for a session. Unknown, superseded and lapsed offers
