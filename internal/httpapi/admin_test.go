@@ -173,12 +173,18 @@ func TestAdmin(t *testing.T) {
 		})
 
 		t.Run("failures", func(t *testing.T) {
+			// A person's report reaches the operators beside the machines' failures.
+			stuck := openTicket(t, a, h2.Session(), ticketBody("Frames stuck", "Two develops failed with a timeout, please look."))
 			var f ops.Failures
 			res := a.Do(t, "GET", "/api/toolkit/admin/failures", adm, nil)
 			res.JSON(t, &f)
 			if len(f.Groups) != 1 || f.Groups[0].Count != 2 || f.Groups[0].Houses != 2 ||
 				f.Groups[0].Error != "fal: timeout after <n> s for request <id>" || len(f.RefusedEmails) != 1 || f.RefusedEmails[0].ID != plainID {
 				t.Errorf("failures %s", res.Body)
+			}
+			if len(f.Tickets) != 1 || f.Tickets[0].ID != stuck.id(t) || f.Tickets[0].House == nil || f.Tickets[0].House.ID != h2.HouseID ||
+				f.Tickets[0].Subject != "Frames stuck" || f.Tickets[0].Messages != 1 || !f.Tickets[0].AwaitingDesk || f.Tickets[0].Source != "app" {
+				t.Errorf("tickets in the failures view %+v", f.Tickets)
 			}
 			want(t, a.Do(t, "GET", "/api/toolkit/admin/failures?hours=0", adm, nil), 400, "BAD_HOURS")
 		})

@@ -99,6 +99,20 @@ type Failures struct {
 	Hours         int            `json:"hours"`
 	Groups        []FailureGroup `json:"groups" description:"Largest group first."`
 	RefusedEmails []Letter       `json:"refusedEmails" description:"Letters whose delivery failed, bounced or was complained about, newest first (text and HTML left out)."`
+	Tickets       []Ticket       `json:"tickets" description:"Open help-desk tickets whose latest message came within the window, latest first (at most 200)."`
+}
+
+// Ticket is a help-desk ticket as the failures view shows it: what a
+// person reported, beside what the machines failed at.
+type Ticket struct {
+	ID            string  `json:"id"`
+	House         *House  `json:"house" description:"Null for a bridge escalation that named no house."`
+	Subject       string  `json:"subject"`
+	Source        string  `json:"source" enum:"app,bridge"`
+	Messages      int     `json:"messages" description:"Messages the customer sees (internal notes left out)."`
+	AwaitingDesk  bool    `json:"awaitingDesk" description:"The latest message is the customer's: the desk owes an answer."`
+	LastMessageAt ts.Time `json:"lastMessageAt"`
+	CreatedAt     ts.Time `json:"createdAt"`
 }
 
 // Frame is an asset of some house, as the operators' frames list shows it.

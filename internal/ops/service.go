@@ -26,6 +26,7 @@ type Store interface {
 	Letters(ctx context.Context, limit int) ([]Letter, error)
 	Letter(ctx context.Context, id string) (Letter, error)
 	RefusedLetters(ctx context.Context, since time.Time, limit int) ([]Letter, error)
+	TicketsAcross(ctx context.Context, since time.Time, limit int) ([]Ticket, error)
 	FramesAcross(ctx context.Context, f FrameFilter) ([]Frame, error)
 	FrameFilters(ctx context.Context) (FrameFilters, error)
 	AssetHouse(ctx context.Context, id string) (string, error)
@@ -308,6 +309,9 @@ func (s *Service) Failures(ctx context.Context, p auth.Principal, hours int) (Fa
 		return strings.Compare(a.Error, b.Error)
 	})
 	if out.RefusedEmails, err = s.store.RefusedLetters(ctx, since, 200); err != nil {
+		return Failures{}, err
+	}
+	if out.Tickets, err = s.store.TicketsAcross(ctx, since, 200); err != nil {
 		return Failures{}, err
 	}
 	return out, nil

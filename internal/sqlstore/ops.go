@@ -166,6 +166,39 @@ func (db *DB) RefusedLetters(ctx context.Context, since time.Time, limit int) ([
 		ORDER BY created_at DESC, id DESC LIMIT ?`, since.UnixMilli(), limit)
 }
 
+// TicketsAcross lists the open tickets of every house whose latest
+// message came since the instant, latest first.
+func (db *DB) TicketsAcross(ctx context.Context, since time.Time, limit int) ([]ops.Ticket, error) {
+	rows, err := db.read().Query(ctx, `SELECT t.id, t.organization_id, o.name, t.subject, t.source, t.last_message_at, t.created_at,
+		(SELECT COUNT(*) FROM support_messages m WHERE m.ticket_id = t.id AND m.author <> 'note'),
+		COALESCE((SELECT m.author FROM support_messages m WHERE m.ticket_id = t.id AND m.author <> 'note'
+			ORDER BY m.created_at DESC, m.id DESC LIMIT 1), '')
+		FROM support_tickets t LEFT JOIN organizations o ON o.id = t.organization_id
+		WHERE t.status = 'open' AND t.last_message_at >= ?
+		ORDER BY t.last_message_at DESC, t.id DESC LIMIT ?`, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ops.Ticket{}
+	for rows.Next() {
+		var t ops.Ticket
+		var house, name sql.NullString
+		var last, created int64
+		var author string
+		if err := rows.Scan(&t.ID, &house, &name, &t.Subject, &t.Source, &last, &created, &t.Messages, &author); err != nil {
+			return nil, err
+		}
+		if house.Valid {
+			t.House = &ops.House{ID: house.String, Name: name.String}
+		}
+		t.AwaitingDesk = author == "customer"
+		t.LastMessageAt, t.CreatedAt = ts.Of(time.UnixMilli(last)), ts.Of(time.UnixMilli(created))
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
 // Letter returns one letter with its archived HTML part.
 func (db *DB) Letter(ctx context.Context, id string) (ops.Letter, error) {
 	var html sql.NullString
