@@ -136,3 +136,19 @@ var (
 
 // NameRequired is a look's or a model's missing name.
 var NameRequired = New(KindInvalid, "NAME_REQUIRED", "A name is required.")
+
+// Codes two areas share, each deriving its own message with Msg.
+var (
+	// BadSignature refuses a provider's delivery (payments, e-mail events)
+	// whose Standard Webhooks signature does not verify.
+	BadSignature = New(KindUnauthorized, "BAD_SIGNATURE", "The delivery's signature does not verify.")
+	// Unparseable refuses a verified delivery whose body is not the
+	// provider's event object.
+	Unparseable = New(KindInvalid, "UNPARSEABLE", "The body could not be read.")
+	// JobIDsRequired refuses a batch over develops that names none (the
+	// judge's verdict reads, the operators' retry or cancel).
+	JobIDsRequired = New(KindInvalid, "JOB_IDS_REQUIRED", "Name at least one job id.")
+	// TargetRequired refuses a request that names nothing to act on (a
+	// segment's target, an access grant's user).
+	TargetRequired = New(KindInvalid, "TARGET_REQUIRED", "Name what to act on.")
+)

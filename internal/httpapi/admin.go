@@ -59,7 +59,7 @@ type FramesQuery struct {
 }
 
 var (
-	errBadDays     = errs.New(errs.KindInvalid, "BAD_DAYS", "days must be a whole number from 1 to 365.")
+	errBadDays     = errs.Msg(account.ErrBadDays, "days must be a whole number from 1 to 365.")
 	errBadHours    = errs.New(errs.KindInvalid, "BAD_HOURS", "hours must be a whole number in the documented range.")
 	errBadAge      = errs.New(errs.KindInvalid, "BAD_AGE", "age must be a whole number of days from 1 to 3650.")
 	errBadFilter   = errs.New(errs.KindInvalid, "BAD_FILTER", "house and tool are plain text of at most 100 characters.")

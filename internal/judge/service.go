@@ -138,7 +138,7 @@ const MaxBatch = 50
 
 // Codes of the verdict routes.
 var (
-	ErrJobIDsRequired    = errs.New(errs.KindInvalid, "JOB_IDS_REQUIRED", "Name at least one job id.")
+	ErrJobIDsRequired    = errs.Msg(errs.JobIDsRequired, "Name at least one job id.")
 	ErrJobIDRequired     = errs.New(errs.KindInvalid, "JOB_ID_REQUIRED", "Name the frame to redraw.")
 	ErrAgreesRequired    = errs.New(errs.KindInvalid, "AGREES_REQUIRED", "agrees is required: true or false.")
 	ErrRatingOutOfRange  = errs.New(errs.KindInvalid, "RATING_OUT_OF_RANGE", "rating is a whole number from 1 to 5, or null.")

@@ -119,7 +119,7 @@ func NewService(opts Options) *Service {
 // Codes of the lanes. IMAGE_REQUIRED, EMPTY_IMAGE and NO_IMAGE are shared
 // (internal/errs), as is FAL_NOT_CONFIGURED.
 var (
-	ErrTargetRequired      = errs.New(errs.KindInvalid, "TARGET_REQUIRED", "Name what to cut out: a label, a box [x0, y0, x1, y1] or a point [x, y].")
+	ErrTargetRequired      = errs.Msg(errs.TargetRequired, "Name what to cut out: a label, a box [x0, y0, x1, y1] or a point [x, y].")
 	ErrDepthFailed         = errs.New(errs.KindUpstream, "DEPTH_FAILED", "The depth map could not be made.")
 	ErrSegmentFailed       = errs.New(errs.KindUpstream, "SEGMENT_FAILED", "The cut-out could not be made.")
 	ErrRemoveBgFailed      = errs.New(errs.KindUpstream, "REMOVE_BG_FAILED", "The background could not be removed.")

@@ -31,8 +31,8 @@ import (
 var (
 	ErrDripOff      = errs.New(errs.KindUnavailable, "DRIP_NOT_CONFIGURED", "The drip route is not configured.")
 	ErrBadRequest   = errs.New(errs.KindInvalid, "BAD_REQUEST", "template, email and dedupeKey are required, with a legal template.")
-	ErrUnparseable  = errs.New(errs.KindInvalid, "UNPARSEABLE", "The event is not a provider event object.")
-	ErrBadSignature = errs.New(errs.KindUnauthorized, "BAD_SIGNATURE", "The delivery's signature does not verify.")
+	ErrUnparseable  = errs.Msg(errs.Unparseable, "The event is not a provider event object.")
+	ErrBadSignature = errs.Msg(errs.BadSignature, "The delivery's signature does not verify.")
 	ErrWebhookOff   = errs.New(errs.KindUnavailable, "EMAIL_WEBHOOK_NOT_CONFIGURED", "The e-mail provider's webhook is not configured.")
 )
 

@@ -22,9 +22,9 @@ import (
 var (
 	ErrBadAction      = errs.New(errs.KindInvalid, "BAD_ACTION", "action is missing or not one this route knows.")
 	ErrItemRequired   = errs.New(errs.KindInvalid, "ITEM_REQUIRED", "The action needs the toolkitId or toolId it grants or revokes.")
-	ErrTargetRequired = errs.New(errs.KindInvalid, "TARGET_REQUIRED", "Name the user by userId or email.")
+	ErrTargetRequired = errs.Msg(errs.TargetRequired, "Name the user by userId or email.")
 	ErrUnknownItem    = errs.New(errs.KindInvalid, "UNKNOWN_ITEM", "No toolkit or tool has this id.")
-	ErrJobIDsRequired = errs.New(errs.KindInvalid, "JOB_IDS_REQUIRED", "jobIds must name 1 to 200 develops.")
+	ErrJobIDsRequired = errs.Msg(errs.JobIDsRequired, "jobIds must name 1 to 200 develops.")
 )
 
 // forbidden refuses anyone but a platform administrator's session.
