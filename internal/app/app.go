@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"studio/internal/access"
 	"studio/internal/account"
 	"studio/internal/ai"
 	"studio/internal/apikey"
@@ -256,8 +257,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ops:        ops.NewService(db, jobs, door, sender, prices, now),
 		Search:     search.NewService(db),
 		Onboarding: onboarding.NewService(db, now),
-		Wake:       pool.Wake,
-		Ping:       db.Ping,
+		Access: access.NewService(db, func(tool string) []job.OptionSpec {
+			served, _ := engine.Provider(eng, tool)
+			return job.OptionSpecs(tool, served)
+		}, now),
+		Wake: pool.Wake,
+		Ping: db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil

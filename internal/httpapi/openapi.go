@@ -92,5 +92,6 @@ var tagDescriptions = map[string]string{
 	"invites": "The door in: invitations, invite codes, the applicant list and link previews.",
 	"me":      "Your own data: what the service keeps about you, exported or erased.",
 	"brand":   "The house's identity: its brand profile (visual DNA, read from photographs), whose clause rides every develop when enabled, and its marks (logo renditions), at most two riding with each frame.",
+	"access":  "What a user may open: the toolkits and tools, each open while the house's plan is (a running trial or a paid plan) or granted by an operator, the trial's state, and each tool's curated items.",
 	"ai":      "The AI lanes and text tools: one question each (depth, cut-outs, what an item is, where the items are, a face's traits, prompts), paid from the house's tokens, held before the call and refunded on any failure.",
 }

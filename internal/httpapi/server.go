@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"studio/internal/access"
 	"studio/internal/account"
 	"studio/internal/apikey"
 	"studio/internal/asset"
@@ -77,6 +78,7 @@ type Services struct {
 	Ops        *ops.Service                // the operators' reads and actions across houses
 	Search     *search.Service             // the one field over the house
 	Onboarding *onboarding.Service         // the first-steps checklist
+	Access     *access.Service             // what a user may open, and the tools' curated items
 	Wake       func()                      // tells this process's workers that work is queued
 	Ping       func(context.Context) error // checks the database answers
 }

@@ -63,7 +63,7 @@ var areas = []walkArea{
 	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk, adminWalk, searchWalk, onboardingWalk,
 	chatWalk, memoryWalk, supportWalk, lettersWalk, modelsWalk,
 	accountWalk, seatsWalk, doorWalk, meWalk,
-	brandWalk, lanesWalk,
+	brandWalk, lanesWalk, accessWalk,
 }
 
 // The merged walk, by route pattern.
