@@ -31,6 +31,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -146,6 +147,42 @@ func (u *Usage) add(model string, prompt, completion, total int64, cost float64)
 	u.TotalTokens += total
 	u.CostUSD += cost
 	u.Attempts++
+}
+
+// Meter gathers the usage of every JSON call made with a context that
+// carries it (WithMeter), whoever makes the call: a lane meters its call
+// even when the question is asked by a reader it shares (describe-item's
+// classifier), and records the sum for operators.
+type Meter struct {
+	mu sync.Mutex
+	u  Usage
+}
+
+type meterKey struct{}
+
+// WithMeter returns ctx carrying m.
+func WithMeter(ctx context.Context, m *Meter) context.Context {
+	return context.WithValue(ctx, meterKey{}, m)
+}
+
+// Usage is the sum of the calls metered so far.
+func (m *Meter) Usage() Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.u
+}
+
+// metered adds one call's usage to the meter ctx carries, if any.
+func metered(ctx context.Context, u Usage) {
+	m, ok := ctx.Value(meterKey{}).(*Meter)
+	if !ok || u.Attempts == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.u.add(u.Model, u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CostUSD)
+	m.u.Attempts += u.Attempts - 1
+	m.u.Latency += u.Latency
 }
 
 // billingCodes are the error codes and types that mean the provider's

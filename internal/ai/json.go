@@ -109,8 +109,15 @@ func userParts(text string, images [][]byte, urls []string) ([]openai.ChatComple
 
 // JSON asks for an answer in req.Schema and decodes it into out. An answer
 // outside the schema (or a refusal, or one cut off at the token limit) is
-// asked again once, with the reason; a second miss is AI_BAD_OUTPUT.
+// asked again once, with the reason; a second miss is AI_BAD_OUTPUT. The
+// usage is added to the meter ctx carries (WithMeter), answered or not.
 func (c *Client) JSON(ctx context.Context, req Request, out any) (Usage, error) {
+	u, err := c.json(ctx, req, out)
+	metered(ctx, u)
+	return u, err
+}
+
+func (c *Client) json(ctx context.Context, req Request, out any) (Usage, error) {
 	start := c.now()
 	var u Usage
 	if !c.Configured() {

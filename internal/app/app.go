@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
 	lanes := lane.Options{Ledger: db, Prices: prices, AI: aiClient, Reader: classifier, Assets: assets, Engine: eng,
-		Decoding: decoding, Log: log}
+		Decoding: decoding, Log: log, Calls: db, Now: now}
 	if falEngine != nil {
 		lanes.Fal = falEngine
 	}

@@ -22,6 +22,9 @@ const (
 	MaxProducts = 600
 	// RereadPrice is what every read after the house's first costs.
 	RereadPrice = 2
+	// Workflow names a re-read's hold (the account's spend per workflow,
+	// the operators' costs by tool).
+	Workflow = "brand-dna"
 	// PreviewEdge is the long edge of the photographs the model is shown.
 	PreviewEdge = 768
 	// ReadTimeout bounds the model's read.

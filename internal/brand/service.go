@@ -112,7 +112,7 @@ func (s *Service) ReadDNA(ctx context.Context, p auth.Principal, req DNARequest)
 	}
 	if !r.Claimed {
 		h := ledger.NewHold("", RereadPrice)
-		h.UserID = p.UserID
+		h.UserID, h.Workflow = p.UserID, Workflow
 		if err := s.ledger.TakeHold(ctx, p.HouseID, h); err != nil {
 			return Profile{}, 0, err
 		}

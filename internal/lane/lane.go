@@ -35,6 +35,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
 	"studio/internal/ai"
 	"studio/internal/asset"
 	"studio/internal/auth"
@@ -50,6 +52,23 @@ type Ledger interface {
 	TakeHold(ctx context.Context, house string, h ledger.Hold) error
 	PostHold(ctx context.Context, house, holdID string) error
 	VoidHold(ctx context.Context, house, holdID string) error
+}
+
+// Calls records what each lane call to the AI endpoint cost, for
+// operators (the admin ai-costs route).
+type Calls interface {
+	RecordAICall(ctx context.Context, house string, c Call) error
+}
+
+// Call is one lane's use of the AI endpoint: every request of the call
+// summed (a bad answer is asked again once), answered or not.
+type Call struct {
+	ID     string
+	UserID string
+	Lane   string
+	Usage  ai.Usage
+	OK     bool // the lane delivered (its hold was posted)
+	At     time.Time
 }
 
 // Assets is what the lanes need of the library: an image named by the
@@ -76,6 +95,8 @@ type Options struct {
 	Fal    Fal               // nil when FAL_KEY is unset
 	Engine engine.Engine     // remove-background: the develop engines (fal first when set, then local)
 	Models map[string]string // fal models of depth and segment; FalModels when nil
+	Calls  Calls             // where each call's usage is recorded; nil records nothing
+	Now    func() time.Time  // time.Now when nil
 	// Decoding bounds decoded pixels, shared by the process; 1 GiB of its own when nil.
 	Decoding *imagemem.Budget
 	Timeout  time.Duration // one provider call; 2 minutes when zero
@@ -108,6 +129,9 @@ func NewService(opts Options) *Service {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	s := &Service{opts: opts, log: opts.Log}
 	if s.log == nil {
@@ -148,17 +172,21 @@ func (s *Service) price(lane string) int64 {
 
 // charge holds price for the lane, runs call, and posts the hold when call
 // succeeds and post is true (a result stored with its hold posts it itself)
-// or voids it on any failure. It answers what was spent.
+// or voids it on any failure. It answers what was spent. The hold names
+// the lane (its workflow); what the AI endpoint was asked during call is
+// metered and recorded, delivered or not.
 func (s *Service) charge(ctx context.Context, p auth.Principal, lane string, price int64, call func(ctx context.Context, hold string) (posted bool, err error)) (int64, error) {
 	h := ledger.NewHold("", price)
-	h.UserID = p.UserID
+	h.UserID, h.Workflow = p.UserID, lane
 	if err := s.opts.Ledger.TakeHold(ctx, p.HouseID, h); err != nil {
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
 	cctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	posted, err := s.safely(cctx, lane, h.ID, call)
+	meter := &ai.Meter{}
+	posted, err := s.safely(ai.WithMeter(cctx, meter), lane, h.ID, call)
+	s.record(bg, p, lane, meter.Usage(), err == nil)
 	if err != nil {
 		if !posted {
 			if verr := s.opts.Ledger.VoidHold(bg, p.HouseID, h.ID); verr != nil {
@@ -173,6 +201,19 @@ func (s *Service) charge(ctx context.Context, p auth.Principal, lane string, pri
 		}
 	}
 	return price, nil
+}
+
+// record keeps what the AI endpoint was asked during a lane's call; a
+// call that asked nothing (an image lane, a refusal before the provider)
+// records nothing, and a failure to record is logged, never answered.
+func (s *Service) record(ctx context.Context, p auth.Principal, lane string, u ai.Usage, ok bool) {
+	if s.opts.Calls == nil || u.Attempts == 0 {
+		return
+	}
+	c := Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Lane: lane, Usage: u, OK: ok, At: s.opts.Now()}
+	if err := s.opts.Calls.RecordAICall(ctx, p.HouseID, c); err != nil {
+		s.log.ErrorContext(ctx, "record a lane's AI call", "lane", lane, "err", err)
+	}
 }
 
 // safely runs call, turning a panic in image code into an error.

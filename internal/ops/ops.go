@@ -42,9 +42,9 @@ type House struct {
 
 // ToolCost is what one tool (or lane) cost over the window.
 type ToolCost struct {
-	Tool    string  `json:"tool" description:"The develop's tool, or the lane's name for work without a develop (classify)."`
+	Tool    string  `json:"tool" description:"The develop's tool, the lane's name for work without a develop (classify, describe-item, ...), brand-dna for DNA reads, or judge for the verdicts (which no hold pays for)."`
 	Tokens  int64   `json:"tokens" description:"Tokens its posted holds debited."`
-	CostUSD float64 `json:"cost_usd" description:"What providers stated it cost, in US dollars (0 where no provider states a cost, as the local engine)."`
+	CostUSD float64 `json:"cost_usd" description:"What providers stated it cost, in US dollars, from what the service stores: the DNA reads', the verdicts' and each AI lane call's stated cost (delivered or not); 0 where no provider states one (fal's queue, the local engine, OpenAI)."`
 	N       int64   `json:"n" description:"How many settled holds."`
 }
 

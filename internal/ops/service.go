@@ -57,8 +57,9 @@ func NewService(store Store, jobs *job.Service, door *invite.Service, mailer mai
 	return &Service{store: store, jobs: jobs, door: door, mailer: mailer, prices: prices, now: now}
 }
 
-// Costs answers what the work of the last days cost, by tool and by day,
-// from the holds that were posted (settled) in the window.
+// Costs answers what the work of the last days cost, by tool and by day:
+// tokens from the holds that were posted (settled) in the window, dollars
+// from what providers stated for the calls made in it.
 func (s *Service) Costs(ctx context.Context, p auth.Principal, days int) (Costs, error) {
 	if err := ensure(ctx, p); err != nil {
 		return Costs{}, err

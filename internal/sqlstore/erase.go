@@ -71,6 +71,7 @@ var userColumns = []struct {
 	{"brand_marks", "created_by_user_id", eraseNull}, // the house's marks stay with the house
 	{"access_grants", "user_id", eraseRows},          // an operator's grants to the user
 	{"onboarding_marks", "user_id", eraseRows},       // the user's own checklist marks
+	{"ai_calls", "user_id", eraseNull},               // an AI lane call is the house's spend
 	{"access_grants", "granted_by_user_id", eraseNull},
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the

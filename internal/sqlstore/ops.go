@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +20,35 @@ import (
 // records (issue 14), else its develop's tool, else the classifier.
 const costTool = `CASE WHEN h.workflow <> '' THEN h.workflow ELSE COALESCE(j.tool, 'classify') END`
 
-// CostsByTool sums the holds posted since the instant, by tool.
+// CostsByTool sums the holds posted since the instant, by tool, with the
+// costs providers stated (statedCosts); a tool no hold paid for (the
+// judge) is listed when a provider stated a cost for it. Most tokens
+// first, then most dollars, then by name.
 func (db *DB) CostsByTool(ctx context.Context, since time.Time) ([]ops.ToolCost, error) {
+	out, err := db.heldByTool(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	stated, err := db.statedByTool(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].CostUSD, stated[out[i].Tool] = stated[out[i].Tool], 0
+	}
+	for tool, usd := range stated {
+		if usd > 0 {
+			out = append(out, ops.ToolCost{Tool: tool, CostUSD: usd})
+		}
+	}
+	slices.SortFunc(out, func(a, b ops.ToolCost) int {
+		return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), cmp.Compare(b.CostUSD, a.CostUSD), cmp.Compare(a.Tool, b.Tool))
+	})
+	return out, nil
+}
+
+// heldByTool sums the holds posted since the instant, by tool.
+func (db *DB) heldByTool(ctx context.Context, since time.Time) ([]ops.ToolCost, error) {
 	rows, err := db.read().Query(ctx, `SELECT `+costTool+`, SUM(h.tokens), COUNT(*)
 		FROM ledger_holds h LEFT JOIN jobs j ON j.organization_id = h.organization_id AND j.id = h.job_id
 		WHERE h.state = 'posted' AND h.resolved_at >= ?
@@ -41,8 +70,31 @@ func (db *DB) CostsByTool(ctx context.Context, since time.Time) ([]ops.ToolCost,
 
 const msPerDay = 24 * 60 * 60 * 1000
 
-// CostsByDay sums the holds posted since the instant, by UTC day.
+// CostsByDay sums the holds posted since the instant, by UTC day, with the
+// costs providers stated that day; oldest first.
 func (db *DB) CostsByDay(ctx context.Context, since time.Time) ([]ops.DayCost, error) {
+	out, err := db.heldByDay(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	stated, err := db.statedByDay(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].CostUSD, stated[out[i].Day] = stated[out[i].Day], 0
+	}
+	for day, usd := range stated {
+		if usd > 0 {
+			out = append(out, ops.DayCost{Day: day, CostUSD: usd})
+		}
+	}
+	slices.SortFunc(out, func(a, b ops.DayCost) int { return cmp.Compare(a.Day, b.Day) })
+	return out, nil
+}
+
+// heldByDay sums the holds posted since the instant, by UTC day.
+func (db *DB) heldByDay(ctx context.Context, since time.Time) ([]ops.DayCost, error) {
 	rows, err := db.read().Query(ctx, `SELECT h.resolved_at / 86400000, SUM(h.tokens) FROM ledger_holds h
 		WHERE h.state = 'posted' AND h.resolved_at >= ?
 		GROUP BY h.resolved_at / 86400000 ORDER BY h.resolved_at / 86400000`, since.UnixMilli())
