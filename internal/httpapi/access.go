@@ -33,6 +33,9 @@ func (s *Server) accessRoutes() []Route {
 			Out:     []Out{{Status: 200, Body: access.Mine{}}}, Handler: s.myAccess},
 		{Method: "GET", Path: "/api/toolkit/tools/{slug}/items", Class: KeyOrSession, Tag: "access",
 			Summary: "A tool's curated items (lenses, grounds, shapes, faces), in sort order",
-			Out:     []Out{{Status: 200, Body: access.Items{}}}, Errors: []*errs.Error{access.ErrNoSuchTool}, Handler: s.toolItems},
+			Out:     []Out{{Status: 200, Body: access.Items{}}}, Errors: []*errs.Error{access.ErrNoSuchTool},
+			// A slug that names no tool is the spec's "400 invalid input", the
+			// route's one answer for an unknown path value.
+			NotFound: access.ErrNoSuchTool, Handler: s.toolItems},
 	}
 }
