@@ -69,6 +69,25 @@ func (l *LocalProvider) Checkout(_ context.Context, c *Checkout) error {
 	return nil
 }
 
+// Charge charges the customer's saved method, as a provider that keeps
+// cards does: the order is recorded through record, then the provider side
+// sends its order.paid delivery to the webhook route (the order id follows
+// from the order, so a resend is the same order). An answer other than 200
+// from the route is a refused charge.
+func (l *LocalProvider) Charge(ctx context.Context, c *Checkout, record func(Checkout) error) error {
+	if err := l.Checkout(ctx, c); err != nil {
+		return err
+	}
+	if err := record(*c); err != nil {
+		return err
+	}
+	status, err := l.Deliver(ctx, string(OrderPaid), l.order("lord_"+strings.TrimPrefix(c.ProviderID, "lco_"), "purchase", *c, "", c.CustomerID))
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("billing: the webhook route answered %d", status)
+	}
+	return err
+}
+
 // Portal opens a portal session: a signed, hour-long link to a page of this
 // binary for the customer and its subscription.
 func (l *LocalProvider) Portal(_ context.Context, p Portal) (string, error) {

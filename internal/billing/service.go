@@ -30,6 +30,7 @@ type Store interface {
 		offer func(ledger.PlanTier) (ledger.PlanOffer, bool)) (Outcome, error)
 	BillingEmail(ctx context.Context, house string) (string, error)
 	SetBillingEmail(ctx context.Context, house, email string) error
+	AutochargeStore
 }
 
 // Result is what a delivery did.

@@ -143,6 +143,42 @@ func (s *Server) entitlements(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, out)
 }
 
+func (s *Server) autocharge(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.svc.Billing.Autocharge(r.Context(), auth.From(r.Context()))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) setAutocharge(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	in, err := decode[billing.AutochargeRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.SetAutocharge(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+func (s *Server) runAutocharge(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.RunAutocharge(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
 // moneyErrors are what a route that spends money may answer: 403 and 503
 // first, then its own.
 func moneyErrors(own ...*errs.Error) []*errs.Error {
@@ -186,6 +222,17 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "GET", Path: "/api/toolkit/entitlements", Class: KeyOrSession, Tag: "billing",
 			Summary: "What the provider's paid orders gave the house, and its open checkouts",
 			Out:     []Out{{Status: 200, Body: billing.Holdings{}}}, Handler: s.entitlements},
+		{Method: "GET", Path: "/api/toolkit/ai/billing/autocharge", Class: KeyOrSession, Tag: "billing",
+			Summary: "The house's auto top-up rule, whether the provider can charge a saved method, and the rule's last charge",
+			Out:     []Out{{Status: 200, Body: billing.Autocharge{}}}, Handler: s.autocharge},
+		{Method: "PUT", Path: "/api/toolkit/ai/billing/autocharge", Class: KeyOrSession, Tag: "billing",
+			Summary: "Set the auto top-up rule: buy a pack when spendable falls below the threshold (owner's session only)",
+			In:      billing.AutochargeRequest{}, Out: []Out{{Status: 200, Body: billing.Autocharge{}}},
+			Errors: moneyErrors(billing.ErrBadThreshold, billing.ErrBadPack, billing.ErrAutochargeUnavailable), Handler: s.setAutocharge},
+		{Method: "POST", Path: "/api/toolkit/ai/billing/autocharge/run", Class: KeyOrSession, Tag: "billing",
+			Summary: "Fire the auto top-up if the house is short: the provider charges the saved method for the pack, at most once a UTC day; its signed delivery credits it (owner's session only)",
+			Out:     []Out{{Status: 200, Body: billing.Fired{}}},
+			Errors:  moneyErrors(billing.ErrNoSavedMethod, billing.ErrAutocharge, billing.ErrAutochargeUnavailable), Handler: s.runAutocharge},
 		{Method: "POST", Path: "/api/toolkit/admin/grant-tokens", Class: PlatformAdmin, Tag: "admin", Summary: "Grant tokens to the personal house of a user",
 			In: ledger.GrantRequest{}, Out: []Out{{Status: 200, Body: ledger.Granted{}}},
 			Errors: []*errs.Error{ledger.ErrUserRequired, ledger.ErrBadTokens, ledger.ErrUserNotFound}, Handler: s.grantTokens},

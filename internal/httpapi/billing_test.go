@@ -33,6 +33,9 @@ var billingWalk = walkArea{
 		"POST /api/account/plan/cancel":                      static("/api/account/plan/cancel", nil),
 		"GET /api/toolkit/entitlements":                      static("/api/toolkit/entitlements", nil),
 		"PATCH /api/account/billing-email":                   static("/api/account/billing-email", map[string]any{"email": "billing@studio.test"}),
+		"GET /api/toolkit/ai/billing/autocharge":             static("/api/toolkit/ai/billing/autocharge", nil),
+		"PUT /api/toolkit/ai/billing/autocharge":             static("/api/toolkit/ai/billing/autocharge", map[string]any{"threshold": 50, "pack": "100"}),
+		"POST /api/toolkit/ai/billing/autocharge/run":        static("/api/toolkit/ai/billing/autocharge/run", nil),
 		"POST /api/toolkit/ai/billing/webhook/{provider}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/ai/billing/webhook/local", apptest.Delivery(t, "checkout.created", map[string]any{"id": "walk"})}
 		},
@@ -44,6 +47,8 @@ var billingWalk = walkArea{
 		"POST /api/toolkit/ai/billing/portal":                auth.Owner,
 		"POST /api/account/plan/cancel":                      auth.Owner,
 		"PATCH /api/account/billing-email":                   auth.Owner,
+		"PUT /api/toolkit/ai/billing/autocharge":             auth.Owner,
+		"POST /api/toolkit/ai/billing/autocharge/run":        auth.Owner,
 	},
 	// The provider in the path names a built-in provider, not a house's row.
 	global: []string{"POST /api/toolkit/ai/billing/webhook/{provider}"},

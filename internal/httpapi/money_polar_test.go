@@ -71,6 +71,21 @@ func TestMoneyPolar(t *testing.T) {
 			t.Fatalf("customer update %+v", req)
 		}
 
+		// Polar's API has no charge of a saved method: auto top-up is 503
+		// with a plain message, and reading says it is not available.
+		for _, r := range []struct {
+			method, path string
+			body         any
+		}{{"PUT", autochargePath, map[string]any{"threshold": 50, "pack": "100"}}, {"POST", autochargePath + "/run", nil}} {
+			if res := a.Do(t, r.method, r.path, owner.Session(), r.body); res.Status != 503 || res.Code != "AUTOCHARGE_UNAVAILABLE" {
+				t.Errorf("%s %s with Polar: %d %s", r.method, r.path, res.Status, res.Body)
+			}
+		}
+		if res := a.Do(t, "PUT", autochargePath, owner.Session(), map[string]any{"enabled": false, "threshold": 50, "pack": "100"}); res.Status != 200 ||
+			res.Map(t)["available"] != false {
+			t.Errorf("a rule kept off with Polar: %d %s", res.Status, res.Body)
+		}
+
 		// The provider's refusals: 502, nothing recorded or changed.
 		polar.Refuse["POST /v1/checkouts/"] = 500
 		polar.Refuse["POST /v1/customer-sessions/"] = 422
