@@ -19,7 +19,10 @@
 //     order's entitlement (a repeated order id changes nothing) and its
 //     effect: a top-up credits the topup part; a subscription's first
 //     payment and each renewal move the plan and grant its monthly tokens
-//     under its rollover multiple; a cancel or revoke moves the plan.
+//     under its rollover multiple; a cancel or revoke moves the plan;
+//     a failed renewal payment makes it past_due (tokens kept, nothing
+//     granted) until a paid renewal or the provider's subscription.active;
+//     an uncancel before the end makes it active again.
 package billing
 
 import (
@@ -103,7 +106,14 @@ const (
 	OrderPaid            EventType = "order.paid"            // money arrived: a purchase, a first payment or a renewal
 	SubscriptionCanceled EventType = "subscription.canceled" // ends at the period's end
 	SubscriptionRevoked  EventType = "subscription.revoked"  // ended now
-	Ignored              EventType = ""                      // a type this service does not act on
+	// A renewal's payment failed; the customer can recover by updating the
+	// payment method (then the paid renewal makes it active again).
+	SubscriptionPastDue EventType = "subscription.past_due"
+	// The subscription is active again: after past_due, or a first activation.
+	SubscriptionActive EventType = "subscription.active"
+	// A cancel at the period's end was taken back before the end.
+	SubscriptionUncanceled EventType = "subscription.uncanceled"
+	Ignored                EventType = "" // a type this service does not act on
 )
 
 // Event is a verified delivery, in the service's words.

@@ -70,7 +70,8 @@ func ParseEvent(body []byte) (Event, error) {
 		if o.Subscription != nil && o.Subscription.CurrentPeriodEnd != nil {
 			ev.PeriodEnd = *o.Subscription.CurrentPeriodEnd
 		}
-	case string(SubscriptionCanceled), string(SubscriptionRevoked):
+	case string(SubscriptionCanceled), string(SubscriptionRevoked), string(SubscriptionPastDue), string(SubscriptionActive),
+		string(SubscriptionUncanceled):
 		var sd subscriptionData
 		if err := json.Unmarshal(env.Data, &sd); err != nil {
 			return Event{}, err

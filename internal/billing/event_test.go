@@ -24,6 +24,15 @@ func TestParseEvent(t *testing.T) {
 			Event{Type: SubscriptionCanceled, Raw: "subscription.canceled", SubscriptionID: "s1", EndsAt: end}, false},
 		{"revoked", `{"type":"subscription.revoked","data":{"id":"s1","ended_at":"2026-12-01T00:00:00Z"}}`,
 			Event{Type: SubscriptionRevoked, Raw: "subscription.revoked", SubscriptionID: "s1", EndsAt: end}, false},
+		{"past due", `{"type":"subscription.past_due","data":{"id":"s1","status":"past_due","customer_id":"cu1","current_period_end":"2026-12-01T00:00:00Z"}}`,
+			Event{Type: SubscriptionPastDue, Raw: "subscription.past_due", SubscriptionID: "s1", CustomerID: "cu1", EndsAt: end}, false},
+		{"active again", `{"type":"subscription.active","data":{"id":"s1","status":"active"}}`,
+			Event{Type: SubscriptionActive, Raw: "subscription.active", SubscriptionID: "s1"}, false},
+		{"uncanceled", `{"type":"subscription.uncanceled","data":{"id":"s1","status":"active","ends_at":null}}`,
+			Event{Type: SubscriptionUncanceled, Raw: "subscription.uncanceled", SubscriptionID: "s1"}, false},
+		{"past due without id", `{"type":"subscription.past_due","data":{"status":"past_due"}}`, Event{}, true},
+		{"the catch-all update", `{"type":"subscription.updated","data":{"id":"s1","status":"past_due"}}`,
+			Event{Type: Ignored, Raw: "subscription.updated"}, false},
 		{"unknown type", `{"type":"benefit.created","data":{}}`, Event{Type: Ignored, Raw: "benefit.created"}, false},
 		{"no type", `{"data":{}}`, Event{}, true},
 		{"order without id", `{"type":"order.paid","data":{}}`, Event{}, true},
@@ -47,13 +56,14 @@ func TestParseEvent(t *testing.T) {
 func FuzzParseEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"order.paid","data":{"id":"o1","checkout_id":"c1"}}`))
 	f.Add([]byte(`{"type":"subscription.canceled","data":{"id":"s1"}}`))
+	f.Add([]byte(`{"type":"subscription.past_due","data":{"id":"s1","status":"past_due"}}`))
 	f.Add([]byte(`{"type":"x"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ev, err := ParseEvent(body)
 		if err == nil && ev.Type == OrderPaid && ev.OrderID == "" {
 			t.Fatalf("an order without an id: %+v", ev)
 		}
-		if err == nil && (ev.Type == SubscriptionCanceled || ev.Type == SubscriptionRevoked) && ev.SubscriptionID == "" {
+		if err == nil && ev.Type != OrderPaid && ev.Type != Ignored && ev.SubscriptionID == "" {
 			t.Fatalf("a subscription event without an id: %+v", ev)
 		}
 	})

@@ -232,8 +232,9 @@ func (l *LocalProvider) portalPage(w http.ResponseWriter, r *http.Request) {
 	l.render(w, http.StatusOK, "portal", map[string]any{"T": t, "Token": r.PathValue("token")})
 }
 
-// portalAction is the portal's buttons: cancel at the period's end, or
-// charge the next period now (a renewal, for trying renewals out).
+// portalAction is the portal's buttons: cancel at the period's end, charge
+// the next period now (a renewal, for trying renewals out), or fail the
+// next period's payment (subscription.past_due; a renewal recovers it).
 func (l *LocalProvider) portalAction(w http.ResponseWriter, r *http.Request) {
 	t, ok := l.open(r.PathValue("token"))
 	if !ok || t.Subscription == "" {
@@ -246,6 +247,9 @@ func (l *LocalProvider) portalAction(w http.ResponseWriter, r *http.Request) {
 	case "cancel":
 		status, err = l.Deliver(r.Context(), string(SubscriptionCanceled), map[string]any{"id": t.Subscription,
 			"customer_id": t.Customer, "status": "active", "cancel_at_period_end": true})
+	case "fail":
+		status, err = l.Deliver(r.Context(), string(SubscriptionPastDue), map[string]any{"id": t.Subscription,
+			"customer_id": t.Customer, "status": "past_due"})
 	case "renew":
 		c := Checkout{}
 		status, err = l.Deliver(r.Context(), string(OrderPaid), l.order("lord_"+strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
@@ -293,6 +297,7 @@ var pages = template.Must(template.New("").Parse(`
 {{if .T.Subscription}}<p>Subscription <code>{{.T.Subscription}}</code>.</p>
 <form method="post" action="{{.Token}}/cancel"><button id="cancel" type="submit">Cancel at the period's end</button></form>
 <form method="post" action="{{.Token}}/renew"><button id="renew" type="submit">Charge the next period now</button></form>
+<form method="post" action="{{.Token}}/fail"><button id="fail" type="submit">Fail the next period's payment</button></form>
 {{else}}<p>No subscription.</p>{{end}}<p><a href="{{.T.Return}}">Back to the studio</a></p></body></html>{{end}}
 {{define "done"}}{{template "head" "done"}}<h1 id="title">{{.Title}}</h1><p id="text">{{.Text}}</p>
 {{if .Back}}<p><a id="back" href="{{.Back}}">Back to the studio</a></p>{{end}}</body></html>{{end}}

@@ -336,8 +336,17 @@ func (s *Service) Deliver(ctx context.Context, name string, h http.Header, body 
 
 // Holdings is the answer of GET /api/toolkit/entitlements.
 type Holdings struct {
+	Plan         PlanState      `json:"plan" description:"The house's plan as the provider's deliveries left it."`
 	Entitlements []Entitlement  `json:"entitlements" description:"What paid orders gave the house, newest first."`
 	Checkouts    []OpenCheckout `json:"checkouts" description:"Checkouts opened and not paid yet, newest first."`
+}
+
+// PlanState is the house's plan in the entitlements answer.
+type PlanState struct {
+	Tier     ledger.PlanTier   `json:"tier" enum:"trial,studio,atelier,maison"`
+	Status   ledger.PlanStatus `json:"status" enum:"trialing,active,past_due,canceled" description:"past_due: a renewal's payment failed at the provider; the plan's tokens stay and nothing more is granted until a renewal is paid."`
+	RenewsAt *ts.Time          `json:"renewsAt" description:"The end of the paid period (of the trial, for a trial)."`
+	EndsAt   *ts.Time          `json:"endsAt" description:"Set when canceled: the plan runs until then."`
 }
 
 // OpenCheckout is an open checkout as the entitlements list shows it.
@@ -361,7 +370,12 @@ func (s *Service) Holdings(ctx context.Context, p auth.Principal) (Holdings, err
 	if err != nil {
 		return Holdings{}, err
 	}
-	out := Holdings{Entitlements: ents, Checkouts: make([]OpenCheckout, 0, len(open))}
+	plan, err := s.store.Plan(ctx, p.HouseID)
+	if err != nil {
+		return Holdings{}, err
+	}
+	out := Holdings{Plan: PlanState{Tier: plan.Tier, Status: plan.Status, RenewsAt: plan.RenewsAt, EndsAt: plan.EndsAt},
+		Entitlements: ents, Checkouts: make([]OpenCheckout, 0, len(open))}
 	for _, c := range open {
 		out.Checkouts = append(out.Checkouts, OpenCheckout{ID: c.ID, Kind: c.Kind, Tier: string(c.Tier), Tokens: c.Tokens,
 			URL: c.URL, CreatedAt: ts.Of(c.CreatedAt)})

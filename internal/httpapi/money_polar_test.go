@@ -59,6 +59,29 @@ func TestMoneyPolar(t *testing.T) {
 			t.Fatalf("balance %+v; want topup +750, grant +4000", b)
 		}
 
+		// Polar's subscription.past_due (a failed renewal payment) and
+		// subscription.active (recovered) move the plan; tokens stay.
+		sub := map[string]any{"id": subs[0], "customer_id": "polar_cus_x"}
+		before, _ := billingBalance(t, a, owner.Session())
+		for _, step := range []struct{ event, status, want string }{
+			{"subscription.past_due", "past_due", "past_due"},
+			{"subscription.updated", "active", "past_due"}, // the catch-all: ignored
+			{"subscription.uncanceled", "active", "past_due"},
+			{"subscription.active", "active", "active"},
+			{"subscription.active", "active", "active"},
+		} {
+			sub["status"] = step.status
+			if st := polar.Send(t, step.event, sub); st != 200 {
+				t.Fatalf("%s: %d", step.event, st)
+			}
+			if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != step.want {
+				t.Fatalf("after %s: plan %+v; want %s", step.event, plan, step.want)
+			}
+		}
+		if after, _ := billingBalance(t, a, owner.Session()); billingPartsOf(after) != billingPartsOf(before) {
+			t.Fatalf("status events moved tokens: %+v -> %+v", before, after)
+		}
+
 		res := a.Do(t, "POST", "/api/toolkit/ai/billing/portal", owner.Session(), nil)
 		if res.Status != 200 || !strings.Contains(string(res.Body), polar.URL+"/portal?customer_session_token=polar_cst_") {
 			t.Fatalf("portal: %d %s", res.Status, res.Body)
@@ -136,6 +159,20 @@ func TestMoneyPolar(t *testing.T) {
 		}
 		if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != "canceled" || plan.Tier != "atelier" {
 			t.Fatalf("plan %+v", plan)
+		}
+		// Taken back in Polar's portal before the end: active again, no end.
+		if st := polar.Send(t, "subscription.uncanceled", map[string]any{"id": subs[0], "status": "active", "cancel_at_period_end": false}); st != 200 {
+			t.Fatalf("uncanceled delivery: %d", st)
+		}
+		var h struct {
+			Plan struct {
+				Status string
+				EndsAt *string
+			}
+		}
+		a.Do(t, "GET", "/api/toolkit/entitlements", owner.Session(), nil).JSON(t, &h)
+		if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != "active" || h.Plan.Status != "active" || h.Plan.EndsAt != nil {
+			t.Fatalf("uncanceled: plan %+v, entitlements %+v", plan, h.Plan)
 		}
 
 		// A delivery signed with another secret, and none while the secret is unset.

@@ -223,6 +223,22 @@ func TestMoneyStory(t *testing.T) {
 					t.Fatalf("grant after renewal %d; want %d", b.Grant, start.Grant+want)
 				}
 			}
+			// A failed renewal payment: past_due on the account view and the
+			// entitlements, tokens kept; the paid renewal brings it back.
+			before, _ := billingBalance(t, a, owner.Session())
+			for _, step := range []struct{ action, want string }{{"fail", "past_due"}, {"fail", "past_due"}, {"renew", "active"}} {
+				if st, body := page(t, "POST", pu.URL+"/"+step.action); st != 200 || !strings.Contains(body, "sent the signed delivery") {
+					t.Fatalf("%s: %d %s", step.action, st, body)
+				}
+				var h struct{ Plan struct{ Tier, Status string } }
+				a.Do(t, "GET", "/api/toolkit/entitlements", memberCred, nil).JSON(t, &h)
+				if plan, _ := accountPlan(t, a, owner.Session()); plan.Status != step.want || h.Plan.Status != step.want || h.Plan.Tier != "studio" {
+					t.Fatalf("after %s: account %+v, entitlements %+v; want %s", step.action, plan, h.Plan, step.want)
+				}
+				if after, _ := billingBalance(t, a, owner.Session()); billingPartsOf(after) != billingPartsOf(before) {
+					t.Fatalf("%s moved tokens: %+v -> %+v", step.action, before, after)
+				}
+			}
 		})
 
 		t.Run("cancel: the provider first, the plan mirrored, the tokens kept", func(t *testing.T) {
@@ -321,7 +337,7 @@ func TestMoneyStory(t *testing.T) {
 					n++
 				}
 			}
-			if n != 1 || len(h.Entitlements) != 5 { // pack, subscription, 2 renewals, custom
+			if n != 1 || len(h.Entitlements) != 6 { // pack, subscription, 3 renewals, custom
 				t.Fatalf("entitlements %+v", h.Entitlements)
 			}
 		})

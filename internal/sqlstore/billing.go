@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -149,6 +150,8 @@ func (db *DB) ApplyDelivery(ctx context.Context, provider, deliveryID string, ev
 			out, err = db.applyOrderTx(ctx, tx, provider, ev, offer, now)
 		case billing.SubscriptionCanceled, billing.SubscriptionRevoked:
 			out, err = db.applyEndTx(ctx, tx, provider, ev, now)
+		case billing.SubscriptionPastDue, billing.SubscriptionActive, billing.SubscriptionUncanceled:
+			out, err = db.applyStatusTx(ctx, tx, provider, ev, now)
 		default:
 			out = billing.Outcome{Result: billing.IgnoredResult}
 		}
@@ -286,6 +289,46 @@ func (db *DB) applyEndTx(ctx context.Context, tx *Tx, provider string, ev billin
 	}
 	if _, err := tx.Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ? WHERE organization_id = ?`,
 		ends, now, house); err != nil {
+		return billing.Outcome{}, err
+	}
+	return billing.Outcome{Result: billing.Updated, House: house}, nil
+}
+
+// statusMoves are the plan moves of the subscription's status events: to,
+// and the statuses it moves from. A failed renewal payment moves a running
+// plan to past_due; subscription.active brings a past_due plan back; an
+// uncancel brings back a canceled plan whose end has not come (a revoked
+// one ended at once). Any other state is left alone: a stale event never
+// reopens what a later one closed.
+var statusMoves = map[billing.EventType]struct {
+	to   ledger.PlanStatus
+	from []ledger.PlanStatus
+}{
+	billing.SubscriptionPastDue:    {ledger.PastDue, []ledger.PlanStatus{ledger.Active}},
+	billing.SubscriptionActive:     {ledger.Active, []ledger.PlanStatus{ledger.PastDue}},
+	billing.SubscriptionUncanceled: {ledger.Active, []ledger.PlanStatus{ledger.Canceled}},
+}
+
+// applyStatusTx moves the plan of a subscription by a status event; it
+// answers updated when the plan moved, ignored when it was in no state the
+// event moves from, unmatched when no plan mirrors the subscription.
+func (db *DB) applyStatusTx(ctx context.Context, tx *Tx, provider string, ev billing.Event, now int64) (billing.Outcome, error) {
+	var house string
+	var status ledger.PlanStatus
+	var ends sql.NullInt64
+	err := tx.QueryRow(ctx, `SELECT organization_id, status, ends_at FROM plans WHERE provider = ? AND subscription_id = ?`,
+		provider, ev.SubscriptionID).Scan(&house, &status, &ends)
+	if errors.Is(err, sql.ErrNoRows) || ev.SubscriptionID == "" {
+		return billing.Outcome{Result: billing.Unmatched}, nil
+	} else if err != nil {
+		return billing.Outcome{}, err
+	}
+	m := statusMoves[ev.Type]
+	if !slices.Contains(m.from, status) || (status == ledger.Canceled && ends.Valid && ends.Int64 <= now) {
+		return billing.Outcome{Result: billing.IgnoredResult, House: house}, nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE plans SET status = ?, ends_at = NULL, updated_at = ? WHERE organization_id = ? AND subscription_id = ?`,
+		string(m.to), now, house, ev.SubscriptionID); err != nil {
 		return billing.Outcome{}, err
 	}
 	return billing.Outcome{Result: billing.Updated, House: house}, nil
