@@ -73,6 +73,8 @@ type Checkout struct {
 	CustomerID  string // the house's customer id at the provider, when known
 	SuccessURL  string // where the provider sends the browser after paying
 	UserID      string
+	FaceID      string // model: the catalogue face sold
+	FaceName    string // model: its name, for the pages
 	// Filled by the provider:
 	ProviderID string
 	URL        string
@@ -87,6 +89,8 @@ func (c Checkout) Description() string {
 		return "Plan " + string(c.Tier) + " (monthly)"
 	case KindCustom:
 		return itoa(c.Tokens) + " tokens"
+	case KindModel:
+		return "Model " + c.FaceName
 	}
 	return itoa(c.Tokens) + "-token pack"
 }

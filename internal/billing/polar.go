@@ -25,7 +25,8 @@ type PolarOptions struct {
 	BaseURL     string // DefaultPolarURL unless told otherwise
 	// Products maps what the service sells to Polar product ids: "pack-100",
 	// "pack-500", "pack-2000", "studio", "atelier", "maison", and "custom"
-	// (a product with a custom price: the checkout sets its amount).
+	// (a product with a custom price: the checkout sets its amount); "model"
+	// (custom price too) sells catalogue faces, else "custom" does.
 	Products map[string]string
 	// WebhookSecret is the endpoint's secret as Polar's dashboard shows it;
 	// empty refuses every delivery.
@@ -84,6 +85,8 @@ func product(c *Checkout) string {
 		return string(c.Tier)
 	case KindCustom:
 		return "custom"
+	case KindModel:
+		return "model"
 	}
 	return "pack-" + itoa(c.Tokens)
 }
@@ -129,6 +132,9 @@ func (p *PolarProvider) call(ctx context.Context, method, path string, in, out a
 // is copied by Polar to the order and subscription.
 func (p *PolarProvider) Checkout(ctx context.Context, c *Checkout) error {
 	id, ok := p.opts.Products[product(c)]
+	if !ok && c.Kind == KindModel { // a face is sold on the custom-price product unless one is set for models
+		id, ok = p.opts.Products["custom"]
+	}
 	if !ok {
 		return fmt.Errorf("polar: no product configured for %q (POLAR_PRODUCTS)", product(c))
 	}
@@ -145,8 +151,11 @@ func (p *PolarProvider) Checkout(ctx context.Context, c *Checkout) error {
 			in["customer_email"] = c.Email
 		}
 	}
-	if c.Kind == KindCustom {
+	if c.Kind == KindCustom || c.Kind == KindModel {
 		in["amount"] = c.AmountCents
+	}
+	if c.Kind == KindModel {
+		in["metadata"].(map[string]any)["studio_face"] = c.FaceID
 	}
 	var out struct {
 		ID  string `json:"id"`

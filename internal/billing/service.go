@@ -31,6 +31,7 @@ type Store interface {
 	BillingEmail(ctx context.Context, house string) (string, error)
 	SetBillingEmail(ctx context.Context, house, email string) error
 	AutochargeStore
+	ModelStore
 }
 
 // Result is what a delivery did.
@@ -40,6 +41,7 @@ const (
 	Granted       Result = "granted"   // an entitlement was written
 	Updated       Result = "updated"   // the plan moved
 	Duplicate     Result = "duplicate" // this delivery or this order was seen before: nothing changed
+	Taken         Result = "taken"     // a paid face another house holds exclusively: the order is recorded, no claim (refund it)
 	Unmatched     Result = "unmatched" // the order or subscription is not one of ours: nothing changed
 	IgnoredResult Result = "ignored"   // a type this service does not act on
 )
@@ -57,7 +59,9 @@ type Entitlement struct {
 	ID          string  `json:"id"`
 	Provider    string  `json:"provider" enum:"local,polar"`
 	OrderID     string  `json:"orderId" description:"The provider's order."`
-	Kind        string  `json:"kind" enum:"topup,subscription,renewal,custom"`
+	Kind        string  `json:"kind" enum:"topup,subscription,renewal,custom,model"`
+	FaceID      string  `json:"faceId,omitempty" description:"The catalogue face a model order bought."`
+	Claim       string  `json:"claim,omitempty" enum:"purchase,exclusive,taken" description:"What a model order gave: a purchase, the exclusive claim, or nothing because another house held the face exclusively first (the order is to be refunded)."`
 	Tier        string  `json:"tier,omitempty" description:"The plan tier, for a subscription or a renewal."`
 	Tokens      int64   `json:"tokens" description:"Tokens credited by this order."`
 	AmountCents int64   `json:"amountCents" description:"What the provider charged, in US cents."`
@@ -300,7 +304,7 @@ func (s *Service) CancelPlan(ctx context.Context, p auth.Principal) (Canceled, e
 // Delivered is the webhook route's answer.
 type Delivered struct {
 	OK     bool   `json:"ok"`
-	Result Result `json:"result" enum:"granted,updated,duplicate,unmatched,ignored" description:"What the delivery did: granted or updated wrote it once; duplicate, unmatched and ignored changed nothing."`
+	Result Result `json:"result" enum:"granted,updated,duplicate,unmatched,ignored,taken" description:"What the delivery did: granted or updated wrote it once; taken recorded a paid face another house holds exclusively (no claim); duplicate, unmatched and ignored changed nothing."`
 }
 
 // ErrUnknownProvider answers a webhook path that names no provider.
@@ -327,6 +331,10 @@ func (s *Service) Deliver(ctx context.Context, name string, h http.Header, body 
 	if err != nil {
 		return Delivered{}, err
 	}
+	if out.Result == Taken {
+		s.opts.Log.Warn("billing: a paid face is held exclusively by another house: refund the order", "provider", name,
+			"order", ev.OrderID, "house", out.House)
+	}
 	if out.Result == Granted || out.Result == Updated {
 		s.opts.Log.Info("billing: delivery applied", "provider", name, "event", ev.Raw, "house", out.House, "result", out.Result,
 			"tokens", out.Tokens)
@@ -352,8 +360,9 @@ type PlanState struct {
 // OpenCheckout is an open checkout as the entitlements list shows it.
 type OpenCheckout struct {
 	ID        string  `json:"id"`
-	Kind      Kind    `json:"kind" enum:"topup,subscription,custom"`
+	Kind      Kind    `json:"kind" enum:"topup,subscription,custom,model"`
 	Tier      string  `json:"tier,omitempty"`
+	FaceID    string  `json:"faceId,omitempty" description:"The catalogue face a model checkout sells."`
 	Tokens    int64   `json:"tokens"`
 	URL       string  `json:"url"`
 	CreatedAt ts.Time `json:"createdAt"`
@@ -377,7 +386,7 @@ func (s *Service) Holdings(ctx context.Context, p auth.Principal) (Holdings, err
 	out := Holdings{Plan: PlanState{Tier: plan.Tier, Status: plan.Status, RenewsAt: plan.RenewsAt, EndsAt: plan.EndsAt},
 		Entitlements: ents, Checkouts: make([]OpenCheckout, 0, len(open))}
 	for _, c := range open {
-		out.Checkouts = append(out.Checkouts, OpenCheckout{ID: c.ID, Kind: c.Kind, Tier: string(c.Tier), Tokens: c.Tokens,
+		out.Checkouts = append(out.Checkouts, OpenCheckout{ID: c.ID, Kind: c.Kind, Tier: string(c.Tier), FaceID: c.FaceID, Tokens: c.Tokens,
 			URL: c.URL, CreatedAt: ts.Of(c.CreatedAt)})
 	}
 	return out, nil

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"studio/internal/auth"
+	"studio/internal/billing"
 	"studio/internal/casting"
 	"studio/internal/errs"
 )
@@ -63,6 +65,39 @@ func (s *Server) createOwnModel(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusCreated, ModelBody{Model: m})
 }
 
+// ModelCheckoutBody is the answer of POST /api/toolkit/models/{id}/checkout.
+type ModelCheckoutBody struct {
+	URL        string        `json:"url" description:"The provider's hosted checkout page."`
+	CheckoutID string        `json:"checkoutId"`
+	Pending    bool          `json:"pending" description:"Always true: the face is the house's only once the provider's signed delivery of the paid order arrives; this route never grants."`
+	OK         bool          `json:"ok"`
+	Already    bool          `json:"already" description:"True on a repeat click: the house's open checkout for this face is answered again (same url); nothing new was opened."`
+	Model      casting.Model `json:"model" description:"The model as the board shows it now (not owned yet)."`
+}
+
+// modelCheckout opens the house's checkout for a face: an owner's session
+// and a provider first (403, 503), then the face the house may see (404;
+// TAKEN when the house's open checkout lost it to another house).
+func (s *Server) modelCheckout(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.spend(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.svc.Casting.Get(r.Context(), p, r.PathValue("id"))
+	if errors.Is(err, errs.NotFound) {
+		return s.svc.Billing.FaceGone(r.Context(), p, r.PathValue("id"))
+	} else if err != nil {
+		return err
+	}
+	out, err := s.svc.Billing.ModelCheckout(r.Context(), p, billing.Face{ID: m.ID, Name: m.Name, Tier: string(m.Tier),
+		PriceCents: m.PriceCents, Currency: m.Currency, Owned: m.Owned, Mine: m.Mine})
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, ModelCheckoutBody{URL: out.URL, CheckoutID: out.CheckoutID, Pending: out.Pending, OK: out.OK,
+		Already: out.Already, Model: m})
+}
+
 func (s *Server) modelImage(w http.ResponseWriter, r *http.Request) error {
 	q := queryOf[ModelImageQuery](r)
 	f, err := s.svc.Casting.Image(r.Context(), auth.From(r.Context()), r.PathValue("id"), q.N)
@@ -72,8 +107,7 @@ func (s *Server) modelImage(w http.ResponseWriter, r *http.Request) error {
 	return s.serveAsset(w, r, f)
 }
 
-// modelsRoutes are the routes of the casting board (SPEC §4.10; checkout
-// comes with billing).
+// modelsRoutes are the routes of the casting board (SPEC §4.10).
 func (s *Server) modelsRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/models", Class: KeyOrSession, Tag: "models", Summary: "The casting board: own models and the catalogue faces the house may see",
@@ -86,6 +120,11 @@ func (s *Server) modelsRoutes() []Route {
 		{Method: "PATCH", Path: "/api/toolkit/models/{id}", Class: KeyOrSession, Tag: "models", Summary: "Change an own model's sheets and traits (traits merged); free",
 			In: casting.PatchRequest{}, Out: []Out{{Status: 200, Body: ModelBody{}}},
 			Errors: []*errs.Error{casting.ErrBadSheetIDs, casting.ErrNotYours, errs.NotFound, errs.AssetNotFound}, Handler: s.patchModel},
+		{Method: "POST", Path: "/api/toolkit/models/{id}/checkout", Class: KeyOrSession, Tag: "models",
+			Summary: "Open a hosted checkout for a face (owner's session only); never grants: the provider's signed delivery makes it the house's (an exclusive face its exclusive claim); a repeat click answers the same url",
+			Out:     []Out{{Status: 200, Body: ModelCheckoutBody{}}},
+			Errors: moneyErrors(billing.ErrAlreadyYours, billing.ErrFreeModel, billing.ErrNotForSale, errs.NotFound, billing.ErrTaken,
+				billing.ErrCheckoutPending, billing.ErrCheckout), Handler: s.modelCheckout},
 		{Method: "GET", Path: "/api/toolkit/models/{id}/image", Class: KeyOrSession, Tag: "models", Summary: "A model's image: the cover (n=0) and previews the model's coverUrl and previewUrls name",
 			Query: ModelImageQuery{}, Out: fileOut(), Errors: []*errs.Error{errs.NotFound}, Handler: s.modelImage},
 	}

@@ -32,13 +32,18 @@ var modelsWalk = walkArea{
 			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID,
 				map[string]any{"traits": map[string]any{"height": "178 cm"}}}
 		},
+		// An own model: the owner's click is 400 ALREADY_YOURS (admitted), another house's the one 404.
+		"POST /api/toolkit/models/{id}/checkout": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/checkout", nil}
+		},
 		"GET /api/toolkit/models/{id}/image": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/image?n=1", nil}
 		},
 	},
 	minRole: map[string]auth.Role{
-		"POST /api/toolkit/models/own":   auth.Member,
-		"PATCH /api/toolkit/models/{id}": auth.Member,
+		"POST /api/toolkit/models/own":           auth.Member,
+		"PATCH /api/toolkit/models/{id}":         auth.Member,
+		"POST /api/toolkit/models/{id}/checkout": auth.Owner,
 	},
 }
 

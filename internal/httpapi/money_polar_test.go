@@ -109,6 +109,20 @@ func TestMoneyPolar(t *testing.T) {
 			t.Errorf("a rule kept off with Polar: %d %s", res.Status, res.Body)
 		}
 
+		// A face is sold on the custom-price product, for its price.
+		faces := importFaces(t, a, owner.Session(), map[string]any{"name": "Polar face", "tier": "exclusive", "priceCents": 12345})
+		mo, res := checkoutModel(t, a, owner.Session(), faces["Polar face"])
+		req = polar.Requests[len(polar.Requests)-1]
+		if res.Status != 200 || req.Body["products"].([]any)[0] != "pcustom" || req.Body["amount"] != 12345.0 ||
+			req.Body["metadata"].(map[string]any)["studio_face"] != faces["Polar face"] {
+			t.Fatalf("model checkout: %d %s, request %+v", res.Status, res.Body, req)
+		}
+		polar.Pay(t, idOf(mo.URL), false, 12345)
+		if m, _ := getModel(t, a, owner.Session(), faces["Polar face"]); !m.ExclusiveYours {
+			t.Fatalf("the paid face: %+v", m)
+		}
+		faces = importFaces(t, a, owner.Session(), map[string]any{"name": "Refused face", "tier": "sale", "priceCents": 500})
+
 		// The provider's refusals: 502, nothing recorded or changed.
 		polar.Refuse["POST /v1/checkouts/"] = 500
 		polar.Refuse["POST /v1/customer-sessions/"] = 422
@@ -124,6 +138,7 @@ func TestMoneyPolar(t *testing.T) {
 			{"/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "100"}, "CHECKOUT_FAILED"},
 			{"/api/toolkit/ai/billing/checkout/subscription", map[string]any{"tier": "maison"}, "CHECKOUT_FAILED"},
 			{"/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 100}, "CHECKOUT_FAILED"},
+			{"/api/toolkit/models/" + faces["Refused face"] + "/checkout", nil, "CHECKOUT_FAILED"},
 			{"/api/toolkit/ai/billing/portal", nil, "PORTAL_FAILED"},
 			{"/api/account/plan/cancel", nil, "CANCEL_FAILED"},
 			{"/api/account/billing-email", map[string]any{"email": "other@house.test"}, "BILLING_EMAIL_FAILED"},

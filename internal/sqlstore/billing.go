@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/billing"
+	"studio/internal/errs"
 	"studio/internal/ledger"
 	"studio/internal/ts"
 )
@@ -23,20 +24,46 @@ import (
 // OpenCheckout records an open checkout.
 func (db *DB) OpenCheckout(ctx context.Context, provider string, c billing.Checkout) error {
 	_, err := db.writer().Exec(ctx, `INSERT INTO billing_checkouts (id, organization_id, provider, provider_checkout_id, kind, tier,
-		tokens, amount_cents, url, status, created_by_user_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
+		tokens, amount_cents, url, status, created_by_user_id, created_at, face_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
 		c.ID, c.House, provider, c.ProviderID, string(c.Kind), nullStr(string(c.Tier)), c.Tokens, c.AmountCents, c.URL,
-		nullStr(c.UserID), db.nowMs())
+		nullStr(c.UserID), db.nowMs(), nullStr(c.FaceID))
+	if errors.Is(translate(err), errUnique) {
+		return errs.Conflict // the house's open checkout for the face exists
+	}
 	return err
 }
 
-const checkoutCols = `c.id, c.organization_id, o.name, c.provider_checkout_id, c.kind, c.tier, c.tokens, c.amount_cents, c.url, c.status, c.created_at`
+// OpenFaceCheckout returns the house's open checkout for a face at the
+// provider.
+func (db *DB) OpenFaceCheckout(ctx context.Context, house, provider, faceID string) (billing.Checkout, bool, error) {
+	c, err := scanCheckout(db.read().QueryRow(ctx, `SELECT `+checkoutCols+` FROM billing_checkouts c
+		JOIN organizations o ON o.id = c.organization_id
+		WHERE c.organization_id = ? AND c.provider = ? AND c.face_id = ? AND c.status = 'open'`, house, provider, faceID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return billing.Checkout{}, false, nil
+	}
+	return c, err == nil, err
+}
+
+// FacePendingElsewhere reports whether another house opened a checkout for
+// the face at or after since that is still open.
+func (db *DB) FacePendingElsewhere(ctx context.Context, house, faceID string, since time.Time) (bool, error) {
+	var n int
+	err := db.read().QueryRow(ctx, `SELECT COUNT(*) FROM billing_checkouts WHERE face_id = ? AND organization_id <> ?
+		AND status = 'open' AND created_at >= ?`, faceID, house, since.UnixMilli()).Scan(&n)
+	return n > 0, err
+}
+
+const checkoutCols = `c.id, c.organization_id, o.name, c.provider_checkout_id, c.kind, c.tier, c.tokens, c.amount_cents, c.url, c.status,
+	c.created_at, c.face_id, (SELECT f.name FROM casting_faces f WHERE f.id = c.face_id)`
 
 func scanCheckout(row interface{ Scan(...any) error }) (billing.Checkout, error) {
 	var c billing.Checkout
-	var tier sql.NullString
+	var tier, face, faceName sql.NullString
 	var created int64
-	err := row.Scan(&c.ID, &c.House, &c.HouseName, &c.ProviderID, &c.Kind, &tier, &c.Tokens, &c.AmountCents, &c.URL, &c.Status, &created)
-	c.Tier, c.CreatedAt = ledger.PlanTier(tier.String), msTime(created)
+	err := row.Scan(&c.ID, &c.House, &c.HouseName, &c.ProviderID, &c.Kind, &tier, &c.Tokens, &c.AmountCents, &c.URL, &c.Status, &created,
+		&face, &faceName)
+	c.Tier, c.CreatedAt, c.FaceID, c.FaceName = ledger.PlanTier(tier.String), msTime(created), face.String, faceName.String
 	return c, err
 }
 
@@ -108,7 +135,7 @@ func (db *DB) SetBillingEmail(ctx context.Context, house, email string) error {
 
 // Entitlements lists the house's entitlements, newest first.
 func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitlement, error) {
-	rows, err := db.read().Query(ctx, `SELECT id, provider, order_id, kind, tier, tokens, amount_cents, created_at
+	rows, err := db.read().Query(ctx, `SELECT id, provider, order_id, kind, tier, tokens, amount_cents, created_at, face_id, claim
 		FROM entitlements WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT 200`, house)
 	if err != nil {
 		return nil, err
@@ -117,12 +144,12 @@ func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitle
 	out := []billing.Entitlement{}
 	for rows.Next() {
 		var e billing.Entitlement
-		var tier sql.NullString
+		var tier, face, claim sql.NullString
 		var created int64
-		if err := rows.Scan(&e.ID, &e.Provider, &e.OrderID, &e.Kind, &tier, &e.Tokens, &e.AmountCents, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.Provider, &e.OrderID, &e.Kind, &tier, &e.Tokens, &e.AmountCents, &created, &face, &claim); err != nil {
 			return nil, err
 		}
-		e.Tier, e.CreatedAt = tier.String, ts.Milli(created)
+		e.Tier, e.CreatedAt, e.FaceID, e.Claim = tier.String, ts.Milli(created), face.String, claim.String
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -172,12 +199,13 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 	var kind billing.Kind
 	var tier ledger.PlanTier
 	var tokens int64
+	var face sql.NullString
 	entKind := ""
 	switch {
 	case ev.CheckoutID != "" && !ev.Renewal:
 		var t sql.NullString
-		err := tx.QueryRow(ctx, `SELECT id, organization_id, kind, tier, tokens FROM billing_checkouts
-			WHERE provider = ? AND provider_checkout_id = ?`, provider, ev.CheckoutID).Scan(&checkoutID, &house, &kind, &t, &tokens)
+		err := tx.QueryRow(ctx, `SELECT id, organization_id, kind, tier, tokens, face_id FROM billing_checkouts
+			WHERE provider = ? AND provider_checkout_id = ?`, provider, ev.CheckoutID).Scan(&checkoutID, &house, &kind, &t, &tokens, &face)
 		if errors.Is(err, sql.ErrNoRows) {
 			return billing.Outcome{Result: billing.Unmatched}, nil
 		} else if err != nil {
@@ -202,18 +230,23 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 	}
 	entID := uuid.Must(uuid.NewV7()).String()
 	res, err := tx.Exec(ctx, `INSERT INTO entitlements (id, organization_id, provider, order_id, kind, tier, tokens, amount_cents,
-		checkout_id, subscription_id, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (provider, order_id) DO NOTHING`,
+		checkout_id, subscription_id, created_at, face_id) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (provider, order_id) DO NOTHING`,
 		entID, house, provider, ev.OrderID, entKind, nullStr(string(tier)), ev.AmountCents, nullStr(checkoutID),
-		nullStr(ev.SubscriptionID), now)
+		nullStr(ev.SubscriptionID), now, face)
 	if err != nil {
 		return billing.Outcome{}, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return billing.Outcome{Result: billing.Duplicate}, err
 	}
+	result := billing.Granted
 	reference := provider + ":" + ev.OrderID
 	var credit ledger.Credit
 	switch kind {
+	case billing.KindModel:
+		if result, err = db.claimPaidFaceTx(ctx, tx, house, face.String, entID, now); err != nil {
+			return billing.Outcome{}, err
+		}
 	case billing.KindTopUp, billing.KindCustom:
 		credit = ledger.NewTopUp(tokens, reference)
 	case billing.KindSubscription:
@@ -265,7 +298,41 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 			return billing.Outcome{}, err
 		}
 	}
-	return billing.Outcome{Result: billing.Granted, House: house, Entitlement: entID, Tokens: tokens}, nil
+	return billing.Outcome{Result: result, House: house, Entitlement: entID, Tokens: tokens}, nil
+}
+
+// claimPaidFaceTx gives the house its claim on a paid face: the exclusive
+// claim for an exclusive face, a purchase for one on sale. A face another
+// house already holds exclusively gets no claim: the entitlement says
+// taken (the order is to be refunded). The house lock serialises a house's
+// deliveries; two houses paying for one exclusive face at once meet the
+// partial unique index, and the loser's delivery fails and is retried by
+// the provider, to find the face taken.
+func (db *DB) claimPaidFaceTx(ctx context.Context, tx *Tx, house, faceID, entID string, now int64) (billing.Result, error) {
+	var tier string
+	if err := tx.QueryRow(ctx, `SELECT tier FROM casting_faces WHERE id = ?`, faceID).Scan(&tier); err != nil {
+		return "", err
+	}
+	claim := "purchase"
+	if tier == "exclusive" {
+		claim = "exclusive"
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM face_claims WHERE face_id = ? AND kind = 'exclusive' AND released_at IS NULL
+			AND organization_id <> ?`, faceID, house).Scan(&n); err != nil {
+			return "", err
+		}
+		if n > 0 {
+			_, err := tx.Exec(ctx, `UPDATE entitlements SET claim = 'taken' WHERE id = ?`, entID)
+			return billing.Taken, err
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO face_claims (organization_id, face_id, kind, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (organization_id, face_id) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at, released_at = NULL`,
+		house, faceID, claim, now); err != nil {
+		return "", err
+	}
+	_, err := tx.Exec(ctx, `UPDATE entitlements SET claim = ? WHERE id = ?`, claim, entID)
+	return billing.Granted, err
 }
 
 // applyEndTx moves the plan of a canceled or revoked subscription.
