@@ -36,14 +36,20 @@ var modelsWalk = walkArea{
 		"POST /api/toolkit/models/{id}/checkout": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/checkout", nil}
 		},
+		"GET /api/toolkit/explore": static("/api/toolkit/explore", nil),
+		// An own model: a member's take is 400 ALREADY_YOURS (admitted), another house's the one 404.
+		"POST /api/toolkit/explore/{kind}/{id}/take": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			return request{"/api/toolkit/explore/model/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/take", nil}
+		},
 		"GET /api/toolkit/models/{id}/image": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/image?n=1", nil}
 		},
 	},
 	minRole: map[string]auth.Role{
-		"POST /api/toolkit/models/own":           auth.Member,
-		"PATCH /api/toolkit/models/{id}":         auth.Member,
-		"POST /api/toolkit/models/{id}/checkout": auth.Owner,
+		"POST /api/toolkit/models/own":               auth.Member,
+		"PATCH /api/toolkit/models/{id}":             auth.Member,
+		"POST /api/toolkit/models/{id}/checkout":     auth.Owner,
+		"POST /api/toolkit/explore/{kind}/{id}/take": auth.Member, // a free face; a priced take is an owner's (money_explore_test.go)
 	},
 }
 

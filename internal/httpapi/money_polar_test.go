@@ -139,6 +139,8 @@ func TestMoneyPolar(t *testing.T) {
 			{"/api/toolkit/ai/billing/checkout/subscription", map[string]any{"tier": "maison"}, "CHECKOUT_FAILED"},
 			{"/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 100}, "CHECKOUT_FAILED"},
 			{"/api/toolkit/models/" + faces["Refused face"] + "/checkout", nil, "CHECKOUT_FAILED"},
+			{"/api/toolkit/explore/model/" + faces["Refused face"] + "/take", nil, "CHECKOUT_FAILED"},
+			{"/api/toolkit/explore/plan/maison/take", nil, "CHECKOUT_FAILED"},
 			{"/api/toolkit/ai/billing/portal", nil, "PORTAL_FAILED"},
 			{"/api/account/plan/cancel", nil, "CANCEL_FAILED"},
 			{"/api/account/billing-email", map[string]any{"email": "other@house.test"}, "BILLING_EMAIL_FAILED"},

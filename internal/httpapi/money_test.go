@@ -24,6 +24,7 @@ var moneyRoutes = []struct {
 	{"/api/toolkit/ai/billing/portal", nil},
 	{"/api/account/plan/cancel", nil},
 	{"/api/toolkit/models/01a20abc-0000-7000-8000-000000000000/checkout", nil}, // 403 and 503 come before the face is read
+	{"/api/toolkit/explore/pack/500/take", nil},
 }
 
 type opened struct{ URL, CheckoutID string }

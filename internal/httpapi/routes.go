@@ -28,6 +28,7 @@ func (s *Server) table() []Route {
 		s.supportRoutes(),       // SPEC §4.14: the help desk
 		s.lettersRoutes(),       // SPEC §4.14, DECISIONS §10: drip letters, the e-mail provider's webhook
 		s.modelsRoutes(),        // SPEC §4.10: the casting board and model checkout
+		s.exploreRoutes(),       // SPEC §4.19: offerings (faces, packs, plans) and taking them
 		s.accountRoutes(),       // SPEC §4.13, §2 Account: the account view and avatars
 		s.seatsRoutes(),         // SPEC §1 roles, §4.13: seats and the house's transfer
 		s.doorRoutes(),          // SPEC §4.13, §3: the door in: invitations, codes, applicants, previews

@@ -73,6 +73,7 @@ type Services struct {
 	Door       *invite.Service             // the door in: invitations, codes, applicants, previews
 	Billing    *billing.Service            // money: checkouts, portal, plan cancel, the provider's deliveries
 	Pages      http.Handler                // pages the payment provider serves from this binary (the local test provider); nil for none
+	Claims     billing.FaceClaimer         // houses' claims on catalogue faces (a free face taken from Explore)
 	Brand      *brand.Service              // the brand profile, its DNA reads and the marks
 	Lanes      *lane.Service               // the AI lanes and text tools
 	Ops        *ops.Service                // the operators' reads and actions across houses

@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+
+	"studio/internal/auth"
+	"studio/internal/billing"
+	"studio/internal/casting"
+	"studio/internal/errs"
+)
+
+// faceOf is a casting board entry as billing reads it.
+func faceOf(m casting.Model) billing.Face {
+	return billing.Face{ID: m.ID, Name: m.Name, Tier: string(m.Tier), PriceCents: m.PriceCents, Currency: m.Currency,
+		Owned: m.Owned, Mine: m.Mine}
+}
+
+func (s *Server) explore(w http.ResponseWriter, r *http.Request) error {
+	p := auth.From(r.Context())
+	ms, err := s.svc.Casting.List(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	faces, covers := make([]billing.Face, 0, len(ms)), make(map[string]string, len(ms))
+	for _, m := range ms {
+		faces = append(faces, faceOf(m))
+		covers[m.ID] = m.CoverURL
+	}
+	out, err := s.svc.Billing.Explore(r.Context(), p, faces, covers)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+// takeOffering takes an offering: a viewer is 403 before anything is read; a face
+// is found as the board shows it (the one 404; TAKEN when the house's open
+// checkout lost it); a free face is granted, a priced offering opens its
+// checkout (an owner's session and a provider first).
+func (s *Server) takeOffering(w http.ResponseWriter, r *http.Request) error {
+	p := auth.From(r.Context())
+	if err := billing.AdmitTake(p); err != nil {
+		return err
+	}
+	kind, id := r.PathValue("kind"), r.PathValue("id")
+	var out billing.TakeAnswer
+	var err error
+	switch kind {
+	case billing.OfferModel:
+		var m casting.Model
+		m, err = s.svc.Casting.Get(r.Context(), p, id)
+		if errors.Is(err, errs.NotFound) {
+			if s.svc.Billing.Spend(p) != nil { // only a checkout's owner may learn it was taken
+				return errs.NotFound
+			}
+			return s.svc.Billing.FaceGone(r.Context(), p, id)
+		} else if err != nil {
+			return err
+		}
+		out, err = s.svc.Billing.TakeFace(r.Context(), s.svc.Claims, p, faceOf(m))
+	default:
+		out, err = s.svc.Billing.TakeOffer(r.Context(), p, kind, id)
+	}
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
+// exploreRoutes are the routes of Explore (SPEC §4.19).
+func (s *Server) exploreRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/toolkit/explore", Class: KeyOrSession, Tag: "billing",
+			Summary: "Offerings the house may take: catalogue faces, top-up packs and plans",
+			Out:     []Out{{Status: 200, Body: billing.ExploreBody{}}}, Handler: s.explore},
+		{Method: "POST", Path: "/api/toolkit/explore/{kind}/{id}/take", Class: KeyOrSession, Tag: "billing",
+			Summary: "Take an offering: a free face is granted now (a member may); a priced one opens its hosted checkout (owner's session only) and is granted by the provider's signed delivery",
+			Out:     []Out{{Status: 200, Body: billing.TakeAnswer{}}},
+			Errors: moneyErrors(billing.ErrAlreadyYours, billing.ErrNotForSale, errs.NotFound, billing.ErrTaken, billing.ErrCheckoutPending,
+				billing.ErrCheckout), Handler: s.takeOffering},
+	}
+}
