@@ -376,9 +376,31 @@ func (a *App) RunWorkers(ctx context.Context) error {
 	// at start and then every STUDIO_SWEEP_EVERY.
 	sweeper := sweep.New(a.DB, a.Blobs, sweep.Options{Grace: a.Config.SweepGrace, Every: a.Config.SweepEvery, Log: a.Log})
 	wg.Go(func() { sweepErr = sweeper.Run(ctx) })
+	// Referral rewards whose hold ended are credited at start and then hourly.
+	wg.Go(func() { a.creditRewards(ctx, time.Hour) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)
+}
+
+// creditRewards credits the referral program's held host rewards whose
+// hold ended, now and then every period, until ctx ends. Each reward is
+// credited once however many instances run this.
+func (a *App) creditRewards(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := a.DB.CreditDueRewards(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			a.Log.Warn("referral rewards", "err", err)
+		} else if n > 0 {
+			a.Log.Info("referral rewards credited", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // wakeOnDone tells the webhook senders of this process when a frame

@@ -184,7 +184,7 @@ type Referral struct {
 	InvitesLeft      int64     `json:"invitesLeft" description:"maxUses - usedCount, never below 0."`
 	GuestLooks       int64     `json:"guestLooks" description:"Look frames at 1k a guest's arrival tokens pay for."`
 	GuestTokens      int64     `json:"guestTokens" description:"Tokens a guest's house starts with: the sign-up grant plus the code's grant."`
-	HostTokens       int64     `json:"hostTokens" description:"Tokens the caller's house receives when a guest subscribes (credited once billing runs, after holdDays)."`
+	HostTokens       int64     `json:"hostTokens" description:"Tokens the caller's personal house receives for each guest whose house pays its first subscription, credited holdDays after that payment (void if the subscription is revoked before)."`
 	GuestValueUSD    float64   `json:"guestValueUsd" description:"guestBonusTokens at the top-up price of the smallest pack, in US dollars."`
 	GuestArrivalUSD  float64   `json:"guestArrivalUsd" description:"guestTokens at that price."`
 	GuestBonusTokens int64     `json:"guestBonusTokens" description:"The code's grant: what a guest receives beyond the sign-up grant."`
@@ -198,7 +198,7 @@ type Invitee struct {
 	Email        string   `json:"email"`
 	InvitedAt    ts.Time  `json:"invitedAt"`
 	SignedUp     bool     `json:"signedUp"`
-	Subscribed   bool     `json:"subscribed" description:"False until billing runs."`
+	Subscribed   bool     `json:"subscribed" description:"The guest's house paid its first subscription (the provider's delivery): the host's reward is held holdDays from subscribedAt."`
 	SubscribedAt *ts.Time `json:"subscribedAt"`
 }
 

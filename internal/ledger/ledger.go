@@ -49,6 +49,7 @@ const (
 	SourceAdmin    = "admin"    // a platform administrator's grant
 	SourcePurchase = "purchase" // a bought top-up pack
 	SourceInvite   = "invite"   // the grant a door in (an invite code) brings at sign-up
+	SourceReferral = "referral" // a host's reward once a guest it invited subscribed (after the hold)
 )
 
 // Credit is one grant or top-up: tokens the house may spend.

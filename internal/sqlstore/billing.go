@@ -285,6 +285,11 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 	if _, err := tx.Exec(ctx, `UPDATE entitlements SET tokens = ?, credit_id = ? WHERE id = ?`, tokens, nullStr(creditID), entID); err != nil {
 		return billing.Outcome{}, err
 	}
+	if entKind == string(billing.KindSubscription) { // a first payment: the referral program's host reward, held
+		if err := db.referralRewardTx(ctx, tx, house, entID, now); err != nil {
+			return billing.Outcome{}, err
+		}
+	}
 	if checkoutID != "" {
 		if _, err := tx.Exec(ctx, `UPDATE billing_checkouts SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'open'`,
 			now, checkoutID); err != nil {
@@ -357,6 +362,11 @@ func (db *DB) applyEndTx(ctx context.Context, tx *Tx, provider string, ev billin
 	if _, err := tx.Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ? WHERE organization_id = ?`,
 		ends, now, house); err != nil {
 		return billing.Outcome{}, err
+	}
+	if ev.Type == billing.SubscriptionRevoked { // ended at once: a held referral reward it brought is void
+		if err := db.voidRewardsTx(ctx, tx, house, now); err != nil {
+			return billing.Outcome{}, err
+		}
 	}
 	return billing.Outcome{Result: billing.Updated, House: house}, nil
 }

@@ -74,6 +74,7 @@ var userColumns = []struct {
 	{"ai_calls", "user_id", eraseNull},               // an AI lane call is the house's spend
 	{"access_grants", "granted_by_user_id", eraseNull},
 	{"billing_autocharge", "updated_by_user_id", eraseNull}, // the house's standing order stays
+	{"referral_rewards", "host_user_id", eraseNull},         // the host's house keeps its reward
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.

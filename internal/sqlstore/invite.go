@@ -152,8 +152,9 @@ func (db *DB) Redeem(ctx context.Context, code, email string, at int64, decide f
 
 // Invitees lists the addresses a code let in, newest first.
 func (db *DB) Invitees(ctx context.Context, codeID string) ([]invite.Invitee, error) {
-	rows, err := db.read().Query(ctx, `SELECT email, created_at, joined_at FROM invitations
-		WHERE code_id = ? ORDER BY created_at DESC, id DESC`, codeID)
+	rows, err := db.read().Query(ctx, `SELECT i.email, i.created_at, i.joined_at, r.created_at FROM invitations i
+		LEFT JOIN referral_rewards r ON r.invitation_id = i.id AND r.voided_at IS NULL
+		WHERE i.code_id = ? ORDER BY i.created_at DESC, i.id DESC`, codeID)
 	if err != nil {
 		return nil, err
 	}
@@ -162,11 +163,11 @@ func (db *DB) Invitees(ctx context.Context, codeID string) ([]invite.Invitee, er
 	for rows.Next() {
 		var v invite.Invitee
 		var at int64
-		var joined sql.NullInt64
-		if err := rows.Scan(&v.Email, &at, &joined); err != nil {
+		var joined, subscribed sql.NullInt64
+		if err := rows.Scan(&v.Email, &at, &joined, &subscribed); err != nil {
 			return nil, err
 		}
-		v.InvitedAt, v.SignedUp = ts.Milli(at), joined.Valid
+		v.InvitedAt, v.SignedUp, v.Subscribed, v.SubscribedAt = ts.Milli(at), joined.Valid, subscribed.Valid, tsPtr(subscribed)
 		out = append(out, v)
 	}
 	return out, rows.Err()
