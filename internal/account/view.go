@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"studio/internal/auth"
@@ -53,7 +54,7 @@ type WorkflowSpend struct {
 type Invoice struct {
 	ID        string   `json:"id"`
 	At        ts.Time  `json:"at"`
-	Kind      string   `json:"kind" enum:"signup_grant,subscription_grant,admin_grant,invite_grant,topup,grant" description:"What credited the tokens."`
+	Kind      string   `json:"kind" enum:"signup_grant,subscription_grant,admin_grant,invite_grant,topup,grant,model_purchase" description:"What credited the tokens; model_purchase: a face bought at the provider (no tokens)."`
 	Item      string   `json:"item" description:"A line describing it."`
 	Tokens    int64    `json:"tokens"`
 	AmountUSD *float64 `json:"amountUsd" description:"US dollars paid: what the provider charged for the order that credited it (a top-up, a plan period); 0 for a grant; a top-up without an order has the pack's price, null when no pack matches."`
@@ -112,6 +113,18 @@ type viewStore interface {
 	BillingEmail(ctx context.Context, house string) (string, error)
 	// CardOnFile reports whether the house is a payment provider's customer.
 	CardOnFile(ctx context.Context, house string) (bool, error)
+	// Purchases lists the house's paid orders that credited no tokens (a
+	// model bought at the provider), newest first.
+	Purchases(ctx context.Context, house string, limit int) ([]Purchase, error)
+}
+
+// Purchase is a paid order that credited no tokens: a catalogue face.
+type Purchase struct {
+	ID          string // the entitlement
+	At          ts.Time
+	Item        string
+	AmountCents int64
+	Reference   string // <provider>:<order id>
 }
 
 // View answers GET /api/account for the caller and their house.
@@ -160,6 +173,16 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 	for _, c := range credits {
 		v.Invoices = append(v.Invoices, s.invoice(c))
 	}
+	bought, err := s.store.Purchases(ctx, p.HouseID, MaxInvoices)
+	if err != nil {
+		return View{}, err
+	}
+	for _, b := range bought {
+		usd, ref := float64(b.AmountCents)/100, b.Reference
+		v.Invoices = append(v.Invoices, Invoice{ID: b.ID, At: b.At, Kind: "model_purchase", Item: b.Item, AmountUSD: &usd, Reference: &ref})
+	}
+	slices.SortStableFunc(v.Invoices, func(a, b Invoice) int { return b.At.Compare(a.At.Time) })
+	v.Invoices = v.Invoices[:min(len(v.Invoices), MaxInvoices)]
 	return v, nil
 }
 

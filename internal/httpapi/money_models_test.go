@@ -193,6 +193,24 @@ func TestModelCheckout(t *testing.T) {
 		if after, _ := billingBalance(t, a, houseA.Session()); billingPartsOf(after) != billingPartsOf(before) {
 			t.Fatalf("a model purchase moved tokens: %+v -> %+v", before, after)
 		}
+		// The account view lists both purchases among the invoices, with what the provider charged.
+		var view struct {
+			Invoices []struct {
+				Kind, Item string
+				Tokens     int64
+				AmountUSD  *float64
+			}
+		}
+		a.Do(t, "GET", "/api/account", houseA.Session(), nil).JSON(t, &view)
+		paid := map[string]float64{}
+		for _, in := range view.Invoices {
+			if in.Kind == "model_purchase" && in.AmountUSD != nil && in.Tokens == 0 {
+				paid[in.Item] = *in.AmountUSD
+			}
+		}
+		if paid["Model Exclusive face"] != 900 || paid["Model Sale face"] != 29 || len(paid) != 2 {
+			t.Fatalf("model invoices %v; want the two faces at $900 and $29", paid)
+		}
 
 		// House A's checkout for the contested face went stale (over an
 		// hour); house B opens and pays its own: A's click is TAKEN, and A's

@@ -65,6 +65,31 @@ func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]led
 	return out, rows.Err()
 }
 
+// Purchases lists the house's paid model orders that gave it a face,
+// newest first (a face another house took first is not the house's).
+func (db *DB) Purchases(ctx context.Context, house string, limit int) ([]account.Purchase, error) {
+	rows, err := db.read().Query(ctx, `SELECT e.id, e.created_at, COALESCE(f.name, ''), e.amount_cents, e.provider, e.order_id
+		FROM entitlements e LEFT JOIN casting_faces f ON f.id = e.face_id
+		WHERE e.organization_id = ? AND e.kind = 'model' AND e.claim IN ('purchase', 'exclusive')
+		ORDER BY e.created_at DESC, e.id DESC LIMIT ?`, house, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []account.Purchase{}
+	for rows.Next() {
+		var b account.Purchase
+		var at int64
+		var provider, order string
+		if err := rows.Scan(&b.ID, &at, &b.Item, &b.AmountCents, &provider, &order); err != nil {
+			return nil, err
+		}
+		b.At, b.Item, b.Reference = ts.Milli(at), "Model "+b.Item, provider+":"+order
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
 // CardOnFile reports whether the house is a customer of a payment
 // provider (it paid through one, which keeps its payment method).
 func (db *DB) CardOnFile(ctx context.Context, house string) (bool, error) {
