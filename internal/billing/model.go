@@ -89,9 +89,11 @@ func (s *Service) ModelCheckout(ctx context.Context, p auth.Principal, f Face) (
 	c := Checkout{Kind: KindModel, FaceID: f.ID, FaceName: f.Name, AmountCents: f.PriceCents}
 	o, err := s.open(ctx, p, c)
 	if errors.Is(err, errs.Conflict) { // a concurrent click opened the house's checkout first
-		if c, ok, err := s.store.OpenFaceCheckout(ctx, p.HouseID, s.provider.Name(), f.ID); err != nil || ok {
+		c, ok, err := s.store.OpenFaceCheckout(ctx, p.HouseID, s.provider.Name(), f.ID)
+		if err != nil || ok {
 			return ModelOpened{URL: c.URL, CheckoutID: c.ID, Pending: true, OK: true, Already: true}, err
 		}
+		return ModelOpened{}, ErrAlreadyYours // ... and it was paid in between
 	}
 	if err != nil {
 		return ModelOpened{}, err
