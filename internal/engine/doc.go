@@ -54,6 +54,7 @@
 //	tryon               fal-ai/fashn/tryon/v1.6 (several garments: one call per garment, chained)
 //	generate-character  fal-ai/flux/dev; with an image fal-ai/flux-pro/kontext
 //	lookbook-video      fal-ai/kling-video/v2.1/standard/image-to-video
+//	lookbook            fal-ai/nano-banana-pro/edit (references, prompt, aspect_ratio, resolution; package lookbrief)
 //
 // Its still results go through Finish, so they obey the same tier and shape
 // rules as the local engine's; a video is passed through at the provider's size.

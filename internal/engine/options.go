@@ -24,8 +24,9 @@ const (
 const (
 	Local    = "local"
 	Fal      = "fal"
-	Lookbook = "lookbook" // the local engine's lookbook tool
-	Service  = "service"  // read by the service (runs), not by an engine
+	Lookbook = "lookbook"  // the local engine's lookbook tool
+	ImageAPI = "image-api" // an OpenAI-compatible image edit endpoint (package imageapi)
+	Service  = "service"   // read by the service (runs), not by an engine
 )
 
 // Option is one option a tool reads from its params: the one declaration
@@ -100,6 +101,18 @@ func internal(name, desc string) Option {
 	return Option{Name: name, Type: TypeString, Engines: []string{Lookbook}, Internal: true, Description: desc}
 }
 
+// lookOption is an option the look service writes on a look frame that
+// every engine serving looks reads (the local proofs, fal, the image API).
+func lookOption(name, desc string) Option {
+	return Option{Name: name, Type: TypeString, Engines: []string{Lookbook, Fal, ImageAPI}, Internal: true, Description: desc}
+}
+
+// lookProvider is an option the look service writes on a look frame that
+// only the generating providers read: the local proofs follow no words.
+func lookProvider(name, desc string) Option {
+	return Option{Name: name, Type: TypeString, Engines: []string{Fal, ImageAPI}, Internal: true, Description: desc}
+}
+
 // options declares, per tool, the options its engines read (DECISIONS §10).
 // A test reads the engines' source and fails on a Param read of a name not
 // declared here.
@@ -144,19 +157,27 @@ var options = map[string][]Option{
 		prompt("Words added to the model's instruction."),
 	},
 	"generate-character": {
-		{Name: "prompt", Type: TypeString, Required: true, Unless: "image", Engines: []string{Fal},
+		{Name: "prompt", Type: TypeString, Required: true, Unless: "image", Engines: []string{Fal, ImageAPI},
 			Description: "The character to generate; required unless an image is given."},
-		{Name: "aspect", Type: TypeString, Legal: optAspectForm, Default: "1:1", Engines: []string{Fal},
+		{Name: "aspect", Type: TypeString, Legal: optAspectForm, Default: "1:1", Engines: []string{Fal, ImageAPI},
 			Description: "The frame's aspect, without an image.", parse: parseAspect},
 	},
 	"lookbook-video": {prompt("How the model moves; a gentle walk towards the camera when absent.")},
 	"lookbook": {
-		internal("aesthetic", "The look's aesthetic, graded over the frame."),
+		lookOption("aesthetic", "The look's aesthetic, graded over the frame."),
 		internal("tone", "The background preset of a paper sweep."),
-		internal("key", "The variation key a variation frame re-frames for."),
-		internal("restore", "1 develops the frame at twice the tier (a destination larger than the tier)."),
-		internal("outputWidth", "The destination's width: the frame is composed for its aspect."),
-		internal("outputHeight", "The destination's height."),
+		lookOption("key", "The variation key a variation frame re-frames for."),
+		lookOption("restore", "1 develops the frame at twice the tier (a destination larger than the tier)."),
+		lookOption("outputWidth", "The destination's width: the frame is composed for its aspect."),
+		lookOption("outputHeight", "The destination's height."),
+		lookProvider("roles", "The pieces' roles, in the order of the item inputs, comma-separated."),
+		lookProvider("labels", "The pieces' labels, in the order of the item inputs, as a JSON array of strings."),
+		lookProvider("scene", "The background preset in words; absent when the background is an asset."),
+		lookProvider("posture", "A posture key's directive: the posture's definition and prompt fragment."),
+		lookProvider("control.gaze", "A posture key's gaze stop (camera, away, down)."),
+		lookProvider("control.weight", "A posture key's weight stop (left, even, right)."),
+		lookProvider("control.arms", "A posture key's arms stop (relaxed, pockets, hip, crossed)."),
+		lookProvider("control.energy", "A posture key's energy stop (still, easy, dynamic)."),
 	},
 }
 

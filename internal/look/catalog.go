@@ -1,5 +1,7 @@
 package look
 
+import "strings"
+
 // BackgroundPreset describes a ground a look may stand on without an asset.
 type BackgroundPreset struct {
 	ID          string `json:"id"`
@@ -27,6 +29,17 @@ func Tone(preset string) string {
 		}
 	}
 	return "#808080"
+}
+
+// Scene says a background preset in words for a generating engine: its
+// name and description ("" when unknown).
+func Scene(preset string) string {
+	for _, b := range BackgroundLibrary {
+		if b.ID == preset {
+			return b.Name + ", " + strings.ToLower(b.Description[:1]) + b.Description[1:]
+		}
+	}
+	return ""
 }
 
 // Template is a lookbook shot template: a ready plan of grade, ground,

@@ -170,11 +170,14 @@ func (ps Postures) Find(id string) (Posture, bool) {
 	return Posture{}, false
 }
 
-// Fragment is the prompt fragment of a posture the house can cast; engines
-// use it, the wire never shows it.
-func (ps Postures) Fragment(id string) string {
-	p, _ := ps.Find(id)
-	return p.fragment
+// Directive is what a generating engine is told of a posture the house
+// can cast: its definition, then its prompt fragment ("" when unknown).
+func (ps Postures) Directive(id string) string {
+	p, ok := ps.Find(id)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(p.Definition, ".") + "; " + p.fragment
 }
 
 // PrefsPatch is the body of PUT /api/toolkit/postures/prefs: each list

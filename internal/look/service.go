@@ -322,21 +322,25 @@ func (s *Service) parseShot(quality string, output json.RawMessage, key string) 
 func (s *Service) frameJob(p auth.Principal, l Look, sh shot, stage Stage, key, idem string, ps Postures) LookJob {
 	inputs := []job.Input{{Role: "model", AssetID: l.ModelAssetID}}
 	roles := make([]string, 0, len(l.Items))
+	labels := make([]string, 0, len(l.Items))
 	for _, it := range l.Items {
 		inputs = append(inputs, job.Input{Role: "item", AssetID: it.AssetID})
 		roles = append(roles, it.Role)
+		labels = append(labels, it.Label)
 	}
 	bg := l.Preset.Background
 	params := map[string]string{
 		"lookId": l.ID, "stage": string(stage), "key": key,
 		"outputWidth": itoa(sh.dest.Width), "outputHeight": itoa(sh.dest.Height), "destination": sh.dest.Name,
 		"aesthetic": l.Preset.Aesthetic, "background": bg.Value, "roles": strings.Join(roles, ","),
+		"labels": jsonList(labels),
 	}
 	if bg.Kind == "asset" {
 		params["background"] = "asset"
 		inputs = append(inputs, job.Input{Role: "background", AssetID: bg.AssetID})
 	} else {
 		params["tone"] = Tone(bg.Value)
+		params["scene"] = Scene(bg.Value)
 	}
 	base := ""
 	if stage == StageVariation && l.LookBaseAssetID != nil {
@@ -344,7 +348,7 @@ func (s *Service) frameJob(p auth.Principal, l Look, sh shot, stage Stage, key, 
 		inputs = append(inputs, job.Input{Role: "base", AssetID: base})
 	}
 	if id, ok := strings.CutPrefix(key, PosturePrefix); ok {
-		params["posture"] = ps.Fragment(id)
+		params["posture"] = ps.Directive(id)
 	}
 	if sh.restore {
 		params["restore"] = "1"
@@ -362,6 +366,12 @@ func (s *Service) frameJob(p auth.Principal, l Look, sh shot, stage Stage, key, 
 		j.BrandID = *l.BrandID
 	}
 	return LookJob{Job: j, Stage: stage, Key: key, BaseAssetID: base}
+}
+
+// jsonList writes a list of strings as a JSON array (params.labels).
+func jsonList(s []string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func itoa(n int) string {

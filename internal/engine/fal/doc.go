@@ -28,4 +28,20 @@
 // A lookbook-video result is passed through at the provider's resolution
 // (the tier rule applies to stills), with its size read from the output or
 // the MP4 header.
+//
+// Look frames (tool lookbook) go to the look model, fal-ai/nano-banana-pro/edit
+// (fal docs: prompt, image_urls, aspect_ratio from a fixed list, resolution
+// 1K | 2K | 4K, num_images, output_format; output {images: [{url, width,
+// height, content_type, file_name}], description}), with the brief package
+// lookbrief builds: the references as image_urls, its prompt, the accepted
+// aspect_ratio nearest the destination's and the resolution reaching the
+// frame's long edge. An answer more than 3% smaller than the frame goes
+// once through the upscale model; one of another aspect (beyond 3%) or
+// under 256 px is a provider fault. The frame is then fitted to the
+// destination's exact size (local.FinishSized).
+//
+// Safety: an output whose has_nsfw_concepts flags an image, or a 4xx whose
+// detail (fal docs "Errors": [{loc, msg, type, url}]) has the type
+// content_policy_violation, is an input fault with a plain reason: the
+// same request would be refused again.
 package fal

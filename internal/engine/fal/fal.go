@@ -17,6 +17,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/local"
+	"studio/internal/engine/lookbrief"
 )
 
 // DefaultBaseURL is fal.ai's queue endpoint.
@@ -107,6 +108,9 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	if err := engine.Validate(r); err != nil {
 		return engine.Result{}, err
 	}
+	if r.Tool == lookbrief.Tool {
+		return e.runLook(ctx, r)
+	}
 	uris := map[string][]string{}
 	sizes := map[string][2]int{}
 	for _, in := range r.Inputs {
@@ -158,6 +162,9 @@ type output struct {
 	Images []file `json:"images"`
 	Image  *file  `json:"image"`
 	Video  *file  `json:"video"`
+	// NSFW is the safety checker's verdict per image (flux models); a
+	// flagged image is a blacked-out refusal, never a frame.
+	NSFW []bool `json:"has_nsfw_concepts"`
 }
 
 func (o output) file() (file, bool) {
@@ -254,6 +261,9 @@ func (e *Engine) response(ctx context.Context, tool, responseURL string) (file, 
 		}
 		return file{}, err
 	}
+	if slices.Contains(out.NSFW, true) {
+		return file{}, refusal(tool, nil)
+	}
 	f, ok := out.file()
 	if !ok {
 		return file{}, engine.ProviderError(tool, "fal's output has no image or video.", nil)
@@ -319,7 +329,11 @@ func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, 
 		return engine.ProviderError(tool, "fal's answer could not be read.", err)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return engine.ProviderError(tool, fmt.Sprintf("fal answered %d.", res.StatusCode), &httpError{status: res.StatusCode, detail: detailOf(data)})
+		he := &httpError{status: res.StatusCode, detail: detailOf(data)}
+		if res.StatusCode < 500 && slices.Contains(detailTypes(data), "content_policy_violation") {
+			return refusal(tool, he)
+		}
+		return engine.ProviderError(tool, fmt.Sprintf("fal answered %d.", res.StatusCode), he)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return engine.ProviderError(tool, "fal's answer is not the expected JSON.", err)
@@ -353,6 +367,30 @@ func detailOf(data []byte) string {
 		s = s[:300]
 	}
 	return s
+}
+
+// detailTypes reads the machine-readable types of fal's error body
+// ({"detail": [{"loc", "msg", "type", "url"}]}, fal docs "Errors").
+func detailTypes(data []byte) []string {
+	var body struct {
+		Detail []struct {
+			Type string `json:"type"`
+		} `json:"detail"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(body.Detail))
+	for _, d := range body.Detail {
+		out = append(out, d.Type)
+	}
+	return out
+}
+
+// refusal is fal's safety check refusing a request or its picture: an
+// input fault (the same request would be refused again).
+func refusal(tool string, cause error) error {
+	return engine.InputError(tool, "fal's safety check refused this picture, so no frame was made. Nothing was charged.", cause)
 }
 
 // queueURL returns given when it is on the base's origin, else the URL built

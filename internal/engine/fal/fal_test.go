@@ -269,7 +269,7 @@ func in(role string, data []byte) engine.Input { return engine.Input{Role: role,
 func TestTools(t *testing.T) {
 	e := newFakeQueue(t).engine(t)
 	want := []string{"camera-lens", "cleanup", "color-change", "fit-adjust", "generate-character", "harmonize", "iron",
-		"lookbook-video", "packshot", "reframe", "remove-background", "tryon", "upscale"}
+		"lookbook", "lookbook-video", "packshot", "reframe", "remove-background", "tryon", "upscale"}
 	if got := e.Tools(); !slices.Equal(got, want) {
 		t.Fatalf("Tools() = %v\nwant %v", got, want)
 	}

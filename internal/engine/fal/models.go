@@ -31,6 +31,7 @@ var DefaultModels = map[string]string{
 	"generate-character":       "fal-ai/flux/dev",
 	"generate-character+image": "fal-ai/flux-pro/kontext",
 	"lookbook-video":           "fal-ai/kling-video/v2.1/standard/image-to-video",
+	"lookbook":                 "fal-ai/nano-banana-pro/edit",
 }
 
 // call is one submission to the queue: a model and its JSON input.
@@ -129,7 +130,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["image_url"] = one("image")
 		in["prompt"] = cmpOr(direction(r), "The model walks gently towards the camera and turns, the garment moving naturally; steady camera.")
 		in["duration"] = "5"
-	default:
+	default: // lookbook is built by runLook
 		return call{}, engine.ErrUnsupported
 	}
 	if s := direction(r); s != "" && r.Tool != "generate-character" && r.Tool != "lookbook-video" {

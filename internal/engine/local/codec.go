@@ -151,6 +151,21 @@ func Finish(img image.Image, t ledger.Tier, s *engine.Shape, alpha bool) (engine
 	return encodeJPEG(n)
 }
 
+// FinishSized makes a JPEG result of img at exactly w x h: resized
+// (Lanczos) to fit, the canvas extended around it where the aspects differ,
+// as Finish does. A provider's look frame, whose size the look decides
+// (lookbrief.FrameSize), is finished by it.
+func FinishSized(img image.Image, w, h int) (engine.Result, error) {
+	if w < 1 || h < 1 {
+		return engine.Result{}, fmt.Errorf("local: finish at %dx%d", w, h)
+	}
+	n := toNRGBA(img)
+	if hasAlpha(n) {
+		n = flatten(imaging.Clone(n))
+	}
+	return encodeJPEG(conform(n, w, h, fillAuto, false))
+}
+
 func toNRGBA(img image.Image) *image.NRGBA {
 	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
 		return n

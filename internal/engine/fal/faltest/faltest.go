@@ -1,0 +1,247 @@
+// Package faltest is a local server speaking fal.ai's queue protocol for
+// the models the look frames use, for tests outside package fal (the API's
+// end-to-end look stories) as well as inside it.
+//
+// It answers as fal documents: POST {model} with "Authorization: Key ..."
+// answers {request_id, status_url, response_url, cancel_url}; GET
+// .../requests/{id}/status answers IN_QUEUE then COMPLETED; GET
+// .../requests/{id} answers the model's output {images: [{url, width,
+// height, content_type}]} (with has_nsfw_concepts when asked), or 422
+// {detail: [{loc, msg, type: "content_policy_violation"}]} for a refusal.
+// Result files are PNGs served by the same server under /cdn/.
+//
+// By default every model answers honestly: the look model
+// (nano-banana-pro/edit) at its resolution (1K, 2K, 4K on the long edge)
+// and aspect_ratio; the upscale model at its input's size times scale;
+// any other model 512x512. Each answer is painted one flat colour of
+// Palette, in submission order, so a test can tell whose answer a frame is.
+package faltest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Answer is how the server answers one submission.
+type Answer struct {
+	Width, Height int  // the image's size; 0 for the honest size
+	NSFW          bool // the output flags the image (has_nsfw_concepts: [true])
+	Refuse        bool // the response is 422 content_policy_violation
+}
+
+// Submit is one recorded submission.
+type Submit struct {
+	Model string
+	ID    string
+	Input map[string]any
+	Color color.NRGBA // the colour its answer is painted
+	W, H  int         // the answer's size
+}
+
+// Server is the stand-in. Its methods are safe for concurrent use.
+type Server struct {
+	URL string
+	Key string
+
+	srv    *httptest.Server
+	mu     sync.Mutex
+	subs   []Submit
+	answer func(model string, input map[string]any) Answer
+}
+
+// Palette are the colours answers are painted, in submission order.
+var Palette = []color.NRGBA{
+	{200, 40, 40, 255}, {40, 160, 60, 255}, {40, 60, 200, 255}, {220, 180, 30, 255},
+	{150, 40, 170, 255}, {30, 170, 180, 255}, {230, 120, 30, 255}, {90, 90, 90, 255},
+}
+
+// New starts a server requiring key, closed when the test ends.
+func New(t testing.TB, key string) *Server {
+	s := &Server{Key: key, answer: func(string, map[string]any) Answer { return Answer{} }}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Answer sets how each submission is answered.
+func (s *Server) Answer(f func(model string, input map[string]any) Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answer = f
+}
+
+// Submits are the recorded submissions, in order.
+func (s *Server) Submits() []Submit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Submit(nil), s.subs...)
+}
+
+// Of are the recorded submissions to model.
+func (s *Server) Of(model string) []Submit {
+	var out []Submit
+	for _, sub := range s.Submits() {
+		if sub.Model == model {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	path := strings.Trim(r.URL.Path, "/")
+	if rest, ok := strings.CutPrefix(path, "cdn/"); ok {
+		s.serveFile(w, strings.TrimSuffix(rest, ".png"))
+		return
+	}
+	if r.Header.Get("Authorization") != "Key "+s.Key {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"detail": "No user found for Key ID and Secret"})
+		return
+	}
+	parts := strings.Split(path, "/")
+	switch {
+	case r.Method == http.MethodPost:
+		var input map[string]any
+		body, _ := io.ReadAll(r.Body)
+		if r.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &input) != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"loc": []string{"body"}, "msg": "Input should be a valid dictionary", "type": "dict_type"}}})
+			return
+		}
+		s.mu.Lock()
+		id := fmt.Sprintf("req-%04d", len(s.subs)+1)
+		sub := Submit{Model: path, ID: id, Input: input, Color: Palette[len(s.subs)%len(Palette)]}
+		sub.W, sub.H = s.size(path, input)
+		s.subs = append(s.subs, sub)
+		s.mu.Unlock()
+		base := s.URL + "/" + strings.Join(parts[:min(2, len(parts))], "/") + "/requests/" + id
+		writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "status_url": base + "/status",
+			"response_url": base, "cancel_url": base + "/cancel", "queue_position": 0})
+	case len(parts) >= 4 && parts[len(parts)-1] == "status":
+		if _, ok := s.find(parts[len(parts)-2]); !ok {
+			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "request_id": parts[len(parts)-2],
+			"metrics": map[string]any{"inference_time": 0.4}})
+	case len(parts) >= 4 && parts[len(parts)-1] == "cancel":
+		writeJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
+	case len(parts) >= 4 && parts[len(parts)-2] == "requests":
+		sub, ok := s.find(parts[len(parts)-1])
+		if !ok {
+			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			return
+		}
+		a := s.answerOf(sub)
+		if a.Refuse {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
+				"loc": []string{"body", "prompt"}, "msg": "The content could not be processed because it contained material flagged by a content checker.",
+				"type": "content_policy_violation", "url": "https://docs.fal.ai/errors#content_policy_violation"}}})
+			return
+		}
+		out := map[string]any{"images": []map[string]any{{"url": s.URL + "/cdn/" + sub.ID + ".png",
+			"width": sub.W, "height": sub.H, "content_type": "image/png", "file_name": sub.ID + ".png"}}, "description": ""}
+		if a.NSFW {
+			out["has_nsfw_concepts"] = []bool{true}
+		}
+		writeJSON(w, http.StatusOK, out)
+	default:
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"detail": "Method not allowed"})
+	}
+}
+
+func (s *Server) find(id string) (Submit, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sub := range s.subs {
+		if sub.ID == id {
+			return sub, true
+		}
+	}
+	return Submit{}, false
+}
+
+func (s *Server) answerOf(sub Submit) Answer {
+	s.mu.Lock()
+	f := s.answer
+	s.mu.Unlock()
+	return f(sub.Model, sub.Input)
+}
+
+// size is the answer's size: the scripted one, else the honest one.
+func (s *Server) size(model string, input map[string]any) (int, int) {
+	if a := s.answer(model, input); a.Width > 0 && a.Height > 0 {
+		return a.Width, a.Height
+	}
+	switch {
+	case strings.Contains(model, "nano-banana"):
+		long := map[string]int{"1K": 1024, "2K": 2048, "4K": 4096}[fmt.Sprint(input["resolution"])]
+		if long == 0 {
+			long = 1024
+		}
+		return sized(long, fmt.Sprint(input["aspect_ratio"]))
+	case strings.Contains(model, "esrgan"):
+		scale, _ := input["scale"].(float64)
+		u, _ := input["image_url"].(string)
+		id := strings.TrimSuffix(u[strings.LastIndex(u, "/")+1:], ".png")
+		for _, sub := range s.subs {
+			if sub.ID == id {
+				return int(float64(sub.W) * scale), int(float64(sub.H) * scale)
+			}
+		}
+	}
+	return 512, 512
+}
+
+// sized is the size with long on its long edge and the aspect "W:H".
+func sized(long int, aspect string) (int, int) {
+	a, b, ok := strings.Cut(aspect, ":")
+	w, _ := strconv.ParseFloat(a, 64)
+	h, _ := strconv.ParseFloat(b, 64)
+	if !ok || w <= 0 || h <= 0 {
+		return long, long
+	}
+	if w >= h {
+		return long, int(math.Round(float64(long) * h / w))
+	}
+	return int(math.Round(float64(long) * w / h)), long
+}
+
+// serveFile serves a submission's answer: a flat PNG in its colour.
+func (s *Server) serveFile(w http.ResponseWriter, id string) {
+	sub, ok := s.find(id)
+	if !ok {
+		http.NotFound(w, nil)
+		return
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, sub.W, sub.H))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = sub.Color.R, sub.Color.G, sub.Color.B, 255
+	}
+	var b bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, img); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Write(b.Bytes())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

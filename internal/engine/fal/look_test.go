@@ -1,0 +1,159 @@
+package fal_test
+
+import (
+	"context"
+	"encoding/base64"
+	"image/color"
+	"strings"
+	"testing"
+	"time"
+
+	"studio/internal/engine"
+	"studio/internal/engine/fal"
+	"studio/internal/engine/fal/faltest"
+	"studio/internal/engine/local"
+	"studio/internal/ledger"
+)
+
+const lookModel = "fal-ai/nano-banana-pro/edit"
+
+// TestLookFrames develops look frames on the fal stand-in: what each call
+// to the look model carries (references in order, prompt, aspect_ratio,
+// resolution), the restoration pass when the answer is smaller than the
+// frame, and the refusals (wrong size, nsfw flag, content policy) that fail
+// the frame with a plain reason.
+func TestLookFrames(t *testing.T) {
+	model, top, trousers, bg, base := jpegOf(t, 300, 500), jpegOf(t, 200, 200), jpegOf(t, 200, 260), jpegOf(t, 400, 300), jpegOf(t, 410, 512)
+	lockParams := map[string]string{"stage": "lock", "key": "lock", "aesthetic": "editorial", "roles": "top,bottom",
+		"labels": `["Linen shirt","Wide trousers"]`, "scene": "Concrete, a raw concrete wall and floor"}
+	variation := func(key string, extra map[string]string) map[string]string {
+		p := map[string]string{"stage": "variation", "key": key, "aesthetic": "noir", "roles": "top,bottom", "labels": `["Linen shirt","Wide trousers"]`}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	portrait := &engine.Shape{Width: 1080, Height: 1350}
+	cases := []struct {
+		name     string
+		inputs   []engine.Input
+		params   map[string]string
+		tier     ledger.Tier
+		shape    *engine.Shape
+		answer   faltest.Answer
+		prompt   string // the house's direction
+		refs     []string
+		aspect   string
+		res      string
+		words    []string // in the look model's prompt
+		upscale  float64  // the restoration pass's scale; 0: none
+		w, h     int      // the frame
+		fail     string   // in the failure's reason
+		input    bool     // the failure is an input fault
+		colourOf int      // the submission whose answer the frame is
+	}{
+		{name: "lock with a preset ground", inputs: []engine.Input{in("model", model), in("item", top), in("item", trousers)},
+			params: lockParams, tier: ledger.Tier1K, shape: portrait, prompt: "Brand: quiet luxury.",
+			refs: []string{"model", "top", "trousers"}, aspect: "4:5", res: "1K", w: 819, h: 1024,
+			words: []string{"Image 1 is the model", "image 2 is the hero piece, a top: Linen shirt", "image 3 is a bottom: Wide trousers",
+				"The setting: Concrete, a raw concrete wall and floor", "editorial fashion-magazine", "portrait frame of aspect 4:5", "Brand: quiet luxury."}},
+		{name: "lock with a background asset", inputs: []engine.Input{in("model", model), in("item", top), in("background", bg)},
+			params: map[string]string{"stage": "lock", "key": "lock", "aesthetic": "street", "roles": "top", "labels": `["Linen shirt"]`},
+			tier:   ledger.Tier1K, shape: &engine.Shape{Width: 1920, Height: 1080},
+			refs: []string{"model", "top", "background"}, aspect: "16:9", res: "1K", w: 1024, h: 576,
+			words: []string{"the place shown in image 3", "street-style"}},
+		{name: "variation with a posture and controls", inputs: []engine.Input{in("model", model), in("item", top), in("item", trousers), in("base", base)},
+			params: variation("posture:lean-wall", map[string]string{"posture": "Shoulder against a wall, crossed ankles; leaning a shoulder against a wall, ankles crossed",
+				"control.gaze": "away", "control.arms": "pockets"}),
+			tier: ledger.Tier1K, shape: portrait, refs: []string{"base", "top", "trousers"}, aspect: "4:5", res: "1K", w: 819, h: 1024,
+			words: []string{"Image 1 is the locked look", "posed: Shoulder against a wall, crossed ankles", "looking away from the camera, hands in the pockets", "black-and-white"}},
+		{name: "variation detail names the hero", inputs: []engine.Input{in("model", model), in("item", top), in("item", trousers), in("base", base)},
+			params: variation("detail", nil), tier: ledger.Tier1K, shape: portrait, refs: []string{"base", "top", "trousers"}, aspect: "4:5", res: "1K", w: 819, h: 1024,
+			words: []string{"tight detail shot of the hero piece", "(the hero piece, a top: Linen shirt)"}},
+		{name: "a 2K frame the model answers at 1K is restored", inputs: []engine.Input{in("model", model), in("item", top)},
+			params: map[string]string{"key": "lock", "roles": "top"}, tier: ledger.Tier2K, shape: portrait,
+			answer: faltest.Answer{Width: 819, Height: 1024}, refs: []string{"model", "top"}, aspect: "4:5", res: "2K", upscale: 2, w: 1638, h: 2048, colourOf: 1},
+		{name: "a restored destination asks for twice the tier", inputs: []engine.Input{in("model", model), in("item", top)},
+			params: map[string]string{"key": "lock", "roles": "top", "restore": "1"}, tier: ledger.Tier1K, shape: &engine.Shape{Width: 2000, Height: 2000},
+			refs: []string{"model", "top"}, aspect: "1:1", res: "2K", w: 2048, h: 2048},
+		{name: "an answer of the wrong size fails", inputs: []engine.Input{in("model", model), in("item", top)},
+			params: map[string]string{"key": "lock", "roles": "top"}, tier: ledger.Tier1K, shape: portrait, answer: faltest.Answer{Width: 1024, Height: 1024},
+			refs: []string{"model", "top"}, aspect: "4:5", res: "1K", fail: "answered a 1024x1024 picture, not the 4:5 frame it was asked for. Nothing was charged."},
+		{name: "an nsfw flag fails", inputs: []engine.Input{in("model", model), in("item", top)},
+			params: map[string]string{"key": "lock", "roles": "top"}, tier: ledger.Tier1K, shape: portrait, answer: faltest.Answer{NSFW: true},
+			refs: []string{"model", "top"}, aspect: "4:5", res: "1K", fail: "safety check refused this picture", input: true},
+		{name: "a content policy refusal fails", inputs: []engine.Input{in("model", model), in("item", top)},
+			params: map[string]string{"key": "lock", "roles": "top"}, tier: ledger.Tier1K, shape: portrait, answer: faltest.Answer{Refuse: true},
+			refs: []string{"model", "top"}, aspect: "4:5", res: "1K", fail: "safety check refused this picture", input: true},
+	}
+	data := map[string][]byte{"model": model, "top": top, "trousers": trousers, "background": bg, "base": base}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := faltest.New(t, testKey)
+			srv.Answer(func(m string, _ map[string]any) faltest.Answer {
+				if m == lookModel {
+					return c.answer
+				}
+				return faltest.Answer{}
+			})
+			e, err := fal.New(testKey, srv.URL, fal.WithPolling(time.Millisecond, time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(context.Background(), engine.Request{Tool: "lookbook", Inputs: c.inputs, Params: c.params, Tier: c.tier, Shape: c.shape, Prompt: c.prompt})
+			looks := srv.Of(lookModel)
+			if len(looks) != 1 {
+				t.Fatalf("the look model was called %d times", len(looks))
+			}
+			got := looks[0].Input
+			urls, _ := got["image_urls"].([]any)
+			if len(urls) != len(c.refs) {
+				t.Fatalf("image_urls has %d images, want %v", len(urls), c.refs)
+			}
+			for i, name := range c.refs {
+				u, _ := urls[i].(string)
+				if u != "data:image/jpeg;base64,"+base64.StdEncoding.EncodeToString(data[name]) {
+					t.Errorf("image_urls[%d] is not the %s", i, name)
+				}
+			}
+			if got["aspect_ratio"] != c.aspect || got["resolution"] != c.res || got["num_images"] != 1.0 {
+				t.Errorf("aspect_ratio %v resolution %v num_images %v; want %s %s 1", got["aspect_ratio"], got["resolution"], got["num_images"], c.aspect, c.res)
+			}
+			prompt, _ := got["prompt"].(string)
+			for _, w := range c.words {
+				if !strings.Contains(prompt, w) {
+					t.Errorf("the prompt lacks %q:\n%s", w, prompt)
+				}
+			}
+			ups := srv.Of(fal.DefaultModels["upscale"])
+			if c.upscale == 0 && len(ups) != 0 || c.upscale != 0 && (len(ups) != 1 || ups[0].Input["scale"] != c.upscale) {
+				t.Errorf("restoration passes %v, want scale %v", ups, c.upscale)
+			}
+			if c.fail != "" {
+				fe, ok := err.(*engine.Error)
+				if !ok || !strings.Contains(fe.Reason, c.fail) || engine.IsInput(err) != c.input {
+					t.Fatalf("err = %v, want a failure saying %q (input fault %v)", err, c.fail, c.input)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Width != c.w || res.Height != c.h || res.Mime != "image/jpeg" {
+				t.Fatalf("frame %dx%d %s, want %dx%d jpeg", res.Width, res.Height, res.Mime, c.w, c.h)
+			}
+			img, err := local.Decode(res.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if px := img.NRGBAAt(c.w/2, c.h/2); !near(px, faltest.Palette[c.colourOf]) {
+				t.Errorf("the frame's centre is %v, not the model's answer %v", px, faltest.Palette[c.colourOf])
+			}
+		})
+	}
+}
+
+func near(a, b color.NRGBA) bool {
+	d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
+	return d(a.R, b.R) < 12 && d(a.G, b.G) < 12 && d(a.B, b.B) < 12
+}
