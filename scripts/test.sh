@@ -14,6 +14,7 @@
 #     .cache/test-timings.txt)
 #
 # GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
+# HTTPAPI_SHARDS (default 3) is how many processes run internal/httpapi's tests; 1 runs it whole.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -101,8 +102,16 @@ test_rc=0
 # In its own process group, waited for in the background, so that a TERM or INT to this script
 # stops the tests at once (cleanup kills the group) instead of after they finish. The output is
 # also kept, for the per-package timings of the summary.
-setsid -w bash -c 'go test -race -count=1 -timeout=30m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
-	go-test "${pkgs[@]}" &
+# The HTTP package is most of the suite's time: by default it runs in HTTPAPI_SHARDS processes
+# (each a -run list of its tests, dealt round-robin) beside one `go test` of every other package,
+# all at once; each shard writes the error codes it saw, and a last run pools them for the check
+# that every documented code was answered (internal/httpapi/main_test.go).
+if [[ -z ${GO_TEST_PKGS:-} ]] && ((${HTTPAPI_SHARDS:-3} > 1)); then
+	setsid -w bash scripts/test-shards.sh "$WORK" "${HTTPAPI_SHARDS:-3}" "$GO_TEST_LOG" &
+else
+	setsid -w bash -c 'go test -race -count=1 -timeout=30m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
+		go-test "${pkgs[@]}" &
+fi
 GO_TEST_PID=$!
 wait "$GO_TEST_PID" || test_rc=$?
 GO_TEST_PID=

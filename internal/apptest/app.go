@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -264,4 +265,36 @@ func Seen(pattern, code string) bool {
 	seen.Lock()
 	defer seen.Unlock()
 	return seen.m[pattern][code]
+}
+
+// SeenLines lists every (route, code) the tests of this process observed,
+// one "pattern<TAB>code" line each, so that a package's tests run in
+// shards (scripts/test.sh) can pool what each shard saw.
+func SeenLines() []string {
+	seen.Lock()
+	defer seen.Unlock()
+	var out []string
+	for pattern, codes := range seen.m {
+		for code := range codes {
+			out = append(out, pattern+"\t"+code)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MarkSeen records lines written by SeenLines in another process.
+func MarkSeen(lines []string) {
+	seen.Lock()
+	defer seen.Unlock()
+	for _, l := range lines {
+		pattern, code, ok := strings.Cut(l, "\t")
+		if !ok {
+			continue
+		}
+		if seen.m[pattern] == nil {
+			seen.m[pattern] = map[string]bool{}
+		}
+		seen.m[pattern][code] = true
+	}
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test-shards.sh WORK N LOG: scripts/test.sh's tests phase with internal/httpapi in N shards.
+# Runs, all at once: `go test -race` of every package but internal/httpapi, and N processes of
+# internal/httpapi's tests, each a -run list of them dealt round-robin, which write the error
+# codes they saw into WORK/seen. Then one more internal/httpapi run with -run '^$' pools those
+# files and checks that every documented code was answered, and writes the OpenAPI document.
+# Every output goes to LOG (in order, one process after another) and to stdout as each ends.
+set -uo pipefail
+work=$1 shards=$2 log=$3
+pkg=studio/internal/httpapi
+openapi=${OPENAPI_OUT:-}
+unset OPENAPI_OUT # only the pooling run writes it
+mkdir -p "$work/seen"
+: >"$log"
+
+mapfile -t rest < <(go list ./... | grep -vx "$pkg")
+pids=() logs=()
+go test -race -count=1 -timeout=30m "${rest[@]}" >"$work/test-rest.log" 2>&1 &
+pids+=($!) logs+=("$work/test-rest.log")
+# -race: the listing builds the same test binary the shards then take from the cache.
+mapfile -t names < <(go test -race -list '^Test' ./internal/httpapi/ | grep '^Test')
+if ((${#names[@]} == 0)); then
+	echo "test-shards: no tests listed in $pkg" >&2
+	wait
+	exit 1
+fi
+
+for ((i = 0; i < shards; i++)); do
+	list=()
+	for ((j = i; j < ${#names[@]}; j += shards)); do list+=("${names[j]}"); done
+	((${#list[@]})) || continue
+	run="^($(IFS='|'; echo "${list[*]}"))\$"
+	STUDIO_SEEN_DIR=$work/seen go test -race -count=1 -timeout=30m -run "$run" ./internal/httpapi/ \
+		>"$work/test-shard$i.log" 2>&1 &
+	pids+=($!) logs+=("$work/test-shard$i.log")
+	echo "==> httpapi shard $i: ${#list[@]} tests" >&2
+done
+
+rc=0
+for k in "${!pids[@]}"; do
+	wait "${pids[k]}" || rc=1
+	cat "${logs[k]}" | tee -a "$log"
+done
+if ((rc == 0)); then
+	OPENAPI_OUT=$openapi STUDIO_SEEN_CHECK=$work/seen go test -race -count=1 -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
+	((PIPESTATUS[0] == 0)) || rc=1
+fi
+exit "$rc"
