@@ -86,6 +86,7 @@ type Store interface {
 	// UpsertFaces writes faces by their key, all or none: a new key is a
 	// new face, a known key keeps its id and creation time.
 	UpsertFaces(ctx context.Context, faces []Face) error
+	FaceCasts
 }
 
 // Options configure the service.

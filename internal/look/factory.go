@@ -158,7 +158,7 @@ type RunLook struct {
 // RunRequest is the body of POST /api/toolkit/factory/run.
 type RunRequest struct {
 	Looks        []RunLook `json:"looks" required:"true"`
-	ModelAssetID *string   `json:"modelAssetId,omitempty" description:"Default: the standing preset's model."`
+	ModelAssetID *string   `json:"modelAssetId,omitempty" description:"Default: the standing preset's model. Like a look's, it may name a casting board model."`
 	Aesthetic    *string   `json:"aesthetic,omitempty" description:"Default: the standing preset's."`
 	Quality      string    `json:"quality,omitempty" enum:"1k,2k,4k"`
 	BrandID      *string   `json:"brandId,omitempty"`
@@ -235,6 +235,13 @@ func (s *Service) Run(ctx context.Context, p auth.Principal, in RunRequest) (Run
 		}
 		l.Variations = append([]string{}, keys...)
 		looks[i] = l
+	}
+	cast, err := s.castModel(ctx, p, model)
+	if err != nil {
+		return RunResult{}, err
+	}
+	for i := range looks {
+		looks[i].ModelAssetID = cast
 	}
 	if err := s.resolve(ctx, p.HouseID, looks); err != nil {
 		return RunResult{}, err

@@ -3,6 +3,7 @@ package look
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,11 +84,49 @@ type Service struct {
 	prices ledger.Prices
 	notify job.Notifier
 	now    func() time.Time
+	caster Caster
 }
 
 // NewService returns the lookbook service.
 func NewService(store Store, prices ledger.Prices, notify job.Notifier, now func() time.Time) *Service {
 	return &Service{store: store, prices: prices, notify: notify, now: now}
+}
+
+// Caster turns a casting board id into the asset a look casts
+// (casting.Service.CastAsset): errs.NotFound when it names no model the
+// house may see.
+type Caster interface {
+	CastAsset(ctx context.Context, p auth.Principal, id string) (string, error)
+}
+
+// CastFrom lets a look's modelAssetId name a casting board entry (an own
+// model, a catalogue face) as well as an asset; it returns s.
+func (s *Service) CastFrom(c Caster) *Service {
+	s.caster = c
+	return s
+}
+
+// castModel answers the asset a look casts for model: model itself when it
+// is a live asset of the house, else the asset of the casting board entry
+// it names (an own model's collage, a usable face's cover kept in the
+// library). Anything else is the one ASSET_NOT_FOUND; a face the house may
+// not use is refused (403) before anything is held.
+func (s *Service) castModel(ctx context.Context, p auth.Principal, model string) (string, error) {
+	if model == "" || s.caster == nil {
+		return model, nil
+	}
+	found, err := s.store.Pieces(ctx, p.HouseID, []string{model})
+	if err != nil {
+		return "", err
+	}
+	if _, ok := found[model]; ok {
+		return model, nil
+	}
+	cast, err := s.caster.CastAsset(ctx, p, model)
+	if errors.Is(err, errs.NotFound) {
+		return "", ErrAssetNotFound
+	}
+	return cast, err
 }
 
 func canEdit(p auth.Principal) error {
@@ -109,7 +148,7 @@ func parseTier(q string) (ledger.Tier, error) {
 // CreateRequest is the body of POST /api/toolkit/lookbook/looks.
 type CreateRequest struct {
 	Name         string     `json:"name" required:"true"`
-	ModelAssetID string     `json:"modelAssetId" required:"true"`
+	ModelAssetID string     `json:"modelAssetId" required:"true" description:"A model photograph of the house, or a casting board model's id: an own model casts its collage, a catalogue face the house may use (free, bought, or its exclusive claim) its cover, kept once in the library (403 FORBIDDEN for a face it may not use)."`
 	Items        []Item     `json:"itemAssetIds" required:"true"`
 	Background   Background `json:"background" required:"true"`
 	Aesthetic    string     `json:"aesthetic" required:"true" description:"One of editorial, minimal, street, studio, romantic, noir."`
@@ -208,6 +247,9 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest
 	}
 	l, err := draft(in.Name, in.ModelAssetID, in.Items, in.Background, in.Aesthetic)
 	if err != nil {
+		return Look{}, err
+	}
+	if l.ModelAssetID, err = s.castModel(ctx, p, l.ModelAssetID); err != nil {
 		return Look{}, err
 	}
 	looks := []Look{l}

@@ -346,3 +346,28 @@ func (db *DB) ReleaseFace(ctx context.Context, house, faceID string) error {
 	}
 	return mustAffect(res)
 }
+
+// FaceCast names the live asset a catalogue face was cast as in the house.
+func (db *DB) FaceCast(ctx context.Context, house, faceID string) (string, bool, error) {
+	var id string
+	err := db.read().QueryRow(ctx, `SELECT c.asset_id FROM face_casts c JOIN assets a ON a.organization_id = c.organization_id
+		AND a.id = c.asset_id AND a.deleted_at IS NULL WHERE c.organization_id = ? AND c.face_id = ?`, house, faceID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
+}
+
+// InsertFaceCast writes the asset a face is cast as and points the house's
+// cast of the face at it (a removed earlier cast is replaced), together.
+func (db *DB) InsertFaceCast(ctx context.Context, house, user, faceID string, a asset.Asset, f asset.File) error {
+	return db.write(ctx, func(tx *Tx) error {
+		if err := db.insertAssetTx(ctx, tx, house, user, a, f); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO face_casts (organization_id, face_id, asset_id, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (organization_id, face_id) DO UPDATE SET asset_id = excluded.asset_id, created_at = excluded.created_at`,
+			house, faceID, a.ID, a.CreatedAt.UnixMilli())
+		return err
+	})
+}
