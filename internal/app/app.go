@@ -149,7 +149,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	// One budget of decoded pixels for the whole process: uploads, develops and pack renditions.
 	decoding := imagemem.New(cfg.DecodeMB << 20)
 	assets := asset.NewService(db, asset.Options{
-		Blobs: blobs, Ledger: db, Prices: prices, Classifier: classifier, Decoding: decoding, Now: now, Log: log,
+		Blobs: blobs, Ledger: db, Prices: prices, Classifier: classifier, Calls: db, Decoding: decoding, Now: now, Log: log,
 	})
 	limits := rateLimits(cfg, db, now)
 	accounts := account.NewService(db, sender, account.Options{
@@ -209,7 +209,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
 	brands := brand.NewService(db, brand.Options{
 		AI:     aiClient,
-		Ledger: db, Decoding: decoding, Now: now, Log: log,
+		Ledger: db, Calls: db, Decoding: decoding, Now: now, Log: log,
 	})
 	// What a provider is told beside the tool's own instructions, in rank
 	// order (job.Rank*): the brand clause and the riding marks, standing

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/ai"
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
@@ -47,6 +48,7 @@ type Options struct {
 	Ledger     Ledger
 	Prices     ledger.Prices    // the live price list
 	Classifier Classifier       // nil when no AI endpoint is configured
+	Calls      ai.CallLog       // where what each classify=1 read asked of the AI endpoint is recorded; nil records nothing
 	Decoding   *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
 	Now        func() time.Time
 	Log        *slog.Logger
@@ -59,6 +61,7 @@ type Service struct {
 	ledger     Ledger
 	prices     ledger.Prices
 	classifier Classifier
+	calls      ai.CallLog
 	now        func() time.Time
 	log        *slog.Logger
 	decoding   *imagemem.Budget
@@ -67,7 +70,7 @@ type Service struct {
 // NewService returns the library service.
 func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, blobs: opts.Blobs, ledger: opts.Ledger, prices: opts.Prices, classifier: opts.Classifier,
-		now: opts.Now, log: opts.Log, decoding: opts.Decoding}
+		calls: opts.Calls, now: opts.Now, log: opts.Log, decoding: opts.Decoding}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -225,7 +228,7 @@ func (s *Service) upload(ctx context.Context, p auth.Principal, u Upload, input 
 		return Asset{}, false, err
 	}
 	if hold != "" {
-		c, err := s.classify(ctx, img, info.Orientation)
+		c, err := s.classify(ctx, p, img, info.Orientation)
 		if err != nil {
 			// A failed read is still an upload: unclassified, and free.
 			s.log.WarnContext(ctx, "classification not read", "asset", id, "err", err)
@@ -301,14 +304,24 @@ func (s *Service) decode(ctx context.Context, mime string, data []byte) (img ima
 	return img, done, nil
 }
 
-func (s *Service) classify(ctx context.Context, img image.Image, orientation int) (Classification, error) {
+// classify reads the upload's preview; what the read asked of the AI
+// endpoint is metered and recorded under the classify lane, read or not.
+func (s *Service) classify(ctx context.Context, p auth.Principal, img image.Image, orientation int) (Classification, error) {
 	preview, err := Preview(img, orientation, PreviewEdge)
 	if err != nil {
 		return Classification{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, ClassifyTimeout)
+	cctx, cancel := context.WithTimeout(ctx, ClassifyTimeout)
 	defer cancel()
-	return s.classifier.Classify(ctx, preview)
+	meter := &ai.Meter{}
+	c, err := s.classifier.Classify(ai.WithMeter(cctx, meter), preview)
+	if u := meter.Usage(); s.calls != nil && u.Attempts > 0 {
+		call := ai.Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Lane: ClassifyLane, Usage: u, OK: err == nil, At: s.now()}
+		if rerr := s.calls.RecordAICall(context.WithoutCancel(ctx), p.HouseID, call); rerr != nil {
+			s.log.ErrorContext(ctx, "record a classify read's AI call", "err", rerr)
+		}
+	}
+	return c, err
 }
 
 // Get returns one live asset of the house.

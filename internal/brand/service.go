@@ -23,6 +23,7 @@ import (
 type Options struct {
 	AI       *ai.Client       // the vision endpoint of DNA reads; unconfigured answers AI_NOT_CONFIGURED
 	Ledger   Ledger           // the re-read's hold
+	Calls    ai.CallLog       // where a failed read's use of the AI endpoint is recorded (a read is in brand_dna_reads); nil records nothing
 	Decoding *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
 	Now      func() time.Time
 	Log      *slog.Logger
@@ -33,6 +34,7 @@ type Service struct {
 	store    Store
 	ai       *ai.Client
 	ledger   Ledger
+	calls    ai.CallLog
 	decoding *imagemem.Budget
 	now      func() time.Time
 	log      *slog.Logger
@@ -40,7 +42,7 @@ type Service struct {
 
 // NewService returns the brand service.
 func NewService(store Store, opts Options) *Service {
-	s := &Service{store: store, ai: opts.AI, ledger: opts.Ledger, decoding: opts.Decoding, now: opts.Now, log: opts.Log}
+	s := &Service{store: store, ai: opts.AI, ledger: opts.Ledger, calls: opts.Calls, decoding: opts.Decoding, now: opts.Now, log: opts.Log}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -118,31 +120,47 @@ func (s *Service) ReadDNA(ctx context.Context, p auth.Principal, req DNARequest)
 		}
 		r.HoldID, r.Charged = h.ID, RereadPrice
 	}
-	stored, err := s.read(ctx, p.HouseID, in, r)
+	stored, usage, err := s.read(ctx, p.HouseID, in, r)
 	if err != nil {
 		s.undo(context.WithoutCancel(ctx), p.HouseID, r)
+		s.recordFailed(context.WithoutCancel(ctx), p, usage)
 		return Profile{}, 0, err
 	}
 	stored.Clamp()
 	return stored, r.Charged, nil
 }
 
-// read looks at the photographs, asks the model and stores the read.
-func (s *Service) read(ctx context.Context, house string, in dnaInput, r Read) (Profile, error) {
+// read looks at the photographs, asks the model and stores the read; it
+// answers what the model was asked, stored or not.
+func (s *Service) read(ctx context.Context, house string, in dnaInput, r Read) (Profile, ai.Usage, error) {
 	previews, samples, err := s.look(ctx, in)
 	if err != nil {
-		return Profile{}, err
+		return Profile{}, ai.Usage{}, err
 	}
 	palette := MeasurePalette(samples)
 	got, usage, err := ask(ctx, s.ai, in, previews, palette)
 	r.Usage = usage
 	if err != nil {
-		return Profile{}, err
+		return Profile{}, usage, err
 	}
 	r.Profile = Profile{VisionEn: got.VisionEn, Vibe: slices.Concat(in.vibe, got.Vibe), Palette: palette,
 		SignatureKeywords: got.SignatureKeywords}
 	r.Profile.Clamp()
-	return s.store.SaveRead(ctx, house, r)
+	stored, err := s.store.SaveRead(ctx, house, r)
+	return stored, usage, err
+}
+
+// recordFailed keeps what a failed read asked of the AI endpoint (a
+// provider bills a bad answer too) under the re-reads' workflow, beside
+// the stored reads; a read that asked nothing records nothing.
+func (s *Service) recordFailed(ctx context.Context, p auth.Principal, u ai.Usage) {
+	if s.calls == nil || u.Attempts == 0 {
+		return
+	}
+	c := ai.Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Lane: Workflow, Usage: u, At: s.now()}
+	if err := s.calls.RecordAICall(ctx, p.HouseID, c); err != nil {
+		s.log.ErrorContext(ctx, "record a failed DNA read's AI call", "err", err)
+	}
 }
 
 // undo gives back what a failed read took: its hold or its claim.

@@ -18,9 +18,10 @@ func withCost(a aitest.Answer, usd float64) aitest.Answer {
 
 // TestAICostsStated: the operators' ai-costs add what providers stated to
 // the tokens settled: the vision judge's verdicts (no hold pays for them),
-// the DNA reads (the first free, a re-read 2 tokens), and every AI lane
-// call, delivered or not (a bad answer asked twice costs twice and charges
-// the house nothing).
+// the DNA reads (the first free, a re-read 2 tokens, a failed one
+// charging nothing), the upload's classify read, and every AI lane call,
+// delivered or not (a bad answer asked twice costs twice and charges the
+// house nothing).
 func TestAICostsStated(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		srv := aitest.New(t)
@@ -38,6 +39,11 @@ func TestAICostsStated(t *testing.T) {
 		readDNA(t, a, k, dnaForm(t, fivePhotos(t)[:1]))
 		srv.Answer(withCost(aReading("Quiet coastal tailoring, washed."), 0.02))
 		readDNA(t, a, k, dnaForm(t, fivePhotos(t)[:1]))
+		srv.Answer(withCost(aitest.Answer{Content: `{}`}, 0.003), withCost(aitest.Answer{Content: `no`}, 0.003))
+		want(t, a.Do(t, "POST", "/api/toolkit/brand/dna", k, dnaForm(t, fivePhotos(t)[:1])), 502, "AI_BAD_OUTPUT")
+		// The upload's classify read (1 token).
+		srv.Answer(withCost(goodAnswers["describe-item"], 0.005))
+		upload(t, a, k, jpegOf(t, 32, 32), "classify", "1")
 		// A lane that delivers (1 token), and one whose answers miss the
 		// schema twice: 502, nothing charged, both requests stated.
 		srv.Answer(withCost(goodAnswers["describe-item"], 0.004))
@@ -61,7 +67,8 @@ func TestAICostsStated(t *testing.T) {
 		for _, w := range []ops.ToolCost{
 			{Tool: "upscale", Tokens: 2, N: 1},
 			{Tool: "judge", CostUSD: 0.0012},
-			{Tool: "brand-dna", Tokens: 2, CostUSD: 0.03, N: 1},
+			{Tool: "brand-dna", Tokens: 2, CostUSD: 0.036, N: 1},
+			{Tool: "classify", Tokens: 1, CostUSD: 0.005, N: 1},
 			{Tool: "describe-item", Tokens: 1, CostUSD: 0.004, N: 1},
 			{Tool: "prompt-builder", CostUSD: 0.002},
 		} {
@@ -70,12 +77,12 @@ func TestAICostsStated(t *testing.T) {
 				t.Errorf("%s: %+v; want %+v", w.Tool, g, w)
 			}
 		}
-		if len(c.ByTool) != 5 || c.ByTool[0].Tool != "brand-dna" || c.ByTool[len(c.ByTool)-1].Tool != "judge" {
-			t.Errorf("byTool %s; want five rows, most tokens first, then most dollars", res.Body)
+		if len(c.ByTool) != 6 || c.ByTool[0].Tool != "brand-dna" || c.ByTool[len(c.ByTool)-1].Tool != "judge" {
+			t.Errorf("byTool %s; want six rows, most tokens first, then most dollars", res.Body)
 		}
-		if c.TotalTokensSettled != 5 || !near(c.TotalCostUSD, 0.0372) || len(c.Daily) != 1 ||
-			c.Daily[0].Tokens != 5 || !near(c.Daily[0].CostUSD, 0.0372) {
-			t.Errorf("totals %s; want 5 tokens and $0.0372, today", res.Body)
+		if c.TotalTokensSettled != 6 || !near(c.TotalCostUSD, 0.0482) || len(c.Daily) != 1 ||
+			c.Daily[0].Tokens != 6 || !near(c.Daily[0].CostUSD, 0.0482) {
+			t.Errorf("totals %s; want 6 tokens and $0.0482, today", res.Body)
 		}
 	})
 }

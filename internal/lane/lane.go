@@ -54,23 +54,6 @@ type Ledger interface {
 	VoidHold(ctx context.Context, house, holdID string) error
 }
 
-// Calls records what each lane call to the AI endpoint cost, for
-// operators (the admin ai-costs route).
-type Calls interface {
-	RecordAICall(ctx context.Context, house string, c Call) error
-}
-
-// Call is one lane's use of the AI endpoint: every request of the call
-// summed (a bad answer is asked again once), answered or not.
-type Call struct {
-	ID     string
-	UserID string
-	Lane   string
-	Usage  ai.Usage
-	OK     bool // the lane delivered (its hold was posted)
-	At     time.Time
-}
-
 // Assets is what the lanes need of the library: an image named by the
 // house's asset id, and a cut-out stored as a new asset.
 type Assets interface {
@@ -95,7 +78,7 @@ type Options struct {
 	Fal    Fal               // nil when FAL_KEY is unset
 	Engine engine.Engine     // remove-background: the develop engines (fal first when set, then local)
 	Models map[string]string // fal models of depth and segment; FalModels when nil
-	Calls  Calls             // where each call's usage is recorded; nil records nothing
+	Calls  ai.CallLog        // where each call's usage is recorded; nil records nothing
 	Now    func() time.Time  // time.Now when nil
 	// Decoding bounds decoded pixels, shared by the process; 1 GiB of its own when nil.
 	Decoding *imagemem.Budget
@@ -210,7 +193,7 @@ func (s *Service) record(ctx context.Context, p auth.Principal, lane string, u a
 	if s.opts.Calls == nil || u.Attempts == 0 {
 		return
 	}
-	c := Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Lane: lane, Usage: u, OK: ok, At: s.opts.Now()}
+	c := ai.Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Lane: lane, Usage: u, OK: ok, At: s.opts.Now()}
 	if err := s.opts.Calls.RecordAICall(ctx, p.HouseID, c); err != nil {
 		s.log.ErrorContext(ctx, "record a lane's AI call", "lane", lane, "err", err)
 	}

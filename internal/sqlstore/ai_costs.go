@@ -4,12 +4,12 @@ import (
 	"context"
 	"time"
 
-	"studio/internal/lane"
+	"studio/internal/ai"
 	"studio/internal/ops"
 )
 
 // RecordAICall keeps what one AI lane call cost (ai_calls, operators only).
-func (db *DB) RecordAICall(ctx context.Context, house string, c lane.Call) error {
+func (db *DB) RecordAICall(ctx context.Context, house string, c ai.Call) error {
 	ok := 0
 	if c.OK {
 		ok = 1
