@@ -197,7 +197,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if v := judge.NewVision(aiClient); v != nil {
 		vision = v
 	}
-	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Decoding: decoding, Now: now, Log: log})
+	judges := judge.NewService(db, jobs, blobs, vision, prices, announce, notices, judge.Options{Decoding: decoding, Calls: db, Now: now, Log: log})
 	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
 	if err != nil {
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())

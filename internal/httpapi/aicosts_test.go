@@ -17,7 +17,9 @@ func withCost(a aitest.Answer, usd float64) aitest.Answer {
 }
 
 // TestAICostsStated: the operators' ai-costs add what providers stated to
-// the tokens settled: the vision judge's verdicts (no hold pays for them),
+// the tokens settled: the vision judge's looks (no hold pays for them; a
+// look answered outside the schema twice leaves the local verdict and
+// still costs),
 // the DNA reads (the first free, a re-read 2 tokens, a failed one
 // charging nothing), the upload's classify read, and every AI lane call,
 // delivered or not (a bad answer asked twice costs twice and charges the
@@ -32,6 +34,9 @@ func TestAICostsStated(t *testing.T) {
 
 		// An upscale (2 tokens) whose frame the vision judge reads.
 		srv.Answer(withCost(aitest.JSON(map[string]any{"findings": []map[string]string{}, "note": ""}), 0.0012))
+		submitWith(t, a, k, "upscale", garmentPNG(t, 64))
+		developAll(t, a)
+		srv.Answer(withCost(aitest.Answer{Content: `{}`}, 0.001), withCost(aitest.Answer{Content: `no`}, 0.001))
 		submitWith(t, a, k, "upscale", garmentPNG(t, 64))
 		developAll(t, a)
 		// Two DNA reads: the first free, the second 2 tokens.
@@ -65,8 +70,8 @@ func TestAICostsStated(t *testing.T) {
 		}
 		near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
 		for _, w := range []ops.ToolCost{
-			{Tool: "upscale", Tokens: 2, N: 1},
-			{Tool: "judge", CostUSD: 0.0012},
+			{Tool: "upscale", Tokens: 4, N: 2},
+			{Tool: "judge", CostUSD: 0.0032},
 			{Tool: "brand-dna", Tokens: 2, CostUSD: 0.036, N: 1},
 			{Tool: "classify", Tokens: 1, CostUSD: 0.005, N: 1},
 			{Tool: "describe-item", Tokens: 1, CostUSD: 0.004, N: 1},
@@ -77,12 +82,12 @@ func TestAICostsStated(t *testing.T) {
 				t.Errorf("%s: %+v; want %+v", w.Tool, g, w)
 			}
 		}
-		if len(c.ByTool) != 6 || c.ByTool[0].Tool != "brand-dna" || c.ByTool[len(c.ByTool)-1].Tool != "judge" {
+		if len(c.ByTool) != 6 || c.ByTool[0].Tool != "upscale" || c.ByTool[1].Tool != "brand-dna" || c.ByTool[len(c.ByTool)-1].Tool != "prompt-builder" {
 			t.Errorf("byTool %s; want six rows, most tokens first, then most dollars", res.Body)
 		}
-		if c.TotalTokensSettled != 6 || !near(c.TotalCostUSD, 0.0482) || len(c.Daily) != 1 ||
-			c.Daily[0].Tokens != 6 || !near(c.Daily[0].CostUSD, 0.0482) {
-			t.Errorf("totals %s; want 6 tokens and $0.0482, today", res.Body)
+		if c.TotalTokensSettled != 8 || !near(c.TotalCostUSD, 0.0502) || len(c.Daily) != 1 ||
+			c.Daily[0].Tokens != 8 || !near(c.Daily[0].CostUSD, 0.0502) {
+			t.Errorf("totals %s; want 8 tokens and $0.0502, today", res.Body)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/ai"
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
@@ -78,8 +79,11 @@ type Options struct {
 	// its source take what their pixels and the judge's planes need before
 	// they are decoded (1 GiB of its own when nil).
 	Decoding *imagemem.Budget
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Calls keeps what a vision look that failed asked of the AI endpoint
+	// (a verdict stores its own look's cost); nil records nothing.
+	Calls ai.CallLog
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Service runs the judge's use cases: reading and answering verdicts,
@@ -298,7 +302,11 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 	local := Local{}.Look(ctx, f)
 	r := local
 	if s.vision != nil && !local.Unreadable {
-		seen, err := s.vision.Look(ctx, f, local)
+		meter := &ai.Meter{}
+		seen, err := s.vision.Look(ai.WithMeter(ctx, meter), f, local)
+		if err != nil {
+			s.recordFailedLook(ctx, j, meter.Usage())
+		}
 		switch {
 		case err == nil:
 			r = seen
@@ -311,6 +319,19 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 		}
 	}
 	return Write(t.HouseID, t.JobID, r, s.opts.Threshold, s.now()), nil
+}
+
+// recordFailedLook keeps what a vision look that failed asked of the AI
+// endpoint (a provider bills a bad answer too), under the judge's name in
+// the operators' costs; a look that asked nothing records nothing.
+func (s *Service) recordFailedLook(ctx context.Context, j job.Job, u ai.Usage) {
+	if s.opts.Calls == nil || u.Attempts == 0 {
+		return
+	}
+	c := ai.Call{ID: uuid.Must(uuid.NewV7()).String(), UserID: j.UserID, Lane: "judge", Usage: u, At: s.now()}
+	if err := s.opts.Calls.RecordAICall(context.WithoutCancel(ctx), j.HouseID, c); err != nil {
+		s.opts.Log.ErrorContext(ctx, "record a failed vision look's AI call", "job", j.ID, "err", err)
+	}
 }
 
 // lookCost is the memory judging an image takes: its decoded pixels and
