@@ -213,8 +213,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	})
 	// What a provider is told beside the tool's own instructions, in rank
 	// order (job.Rank*): the brand clause and the riding marks, standing
-	// notes in force, then the frame's own words.
-	director := job.Sources{brands.Source(), judges.NotesSource(), job.FrameWords}
+	// notes in force, the memories in force where the house lets them
+	// reach develops, then the frame's own words.
+	director := job.Sources{brands.Source(), judges.NotesSource(), memories.Source(), job.FrameWords}
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)

@@ -36,15 +36,18 @@ var chatWalk = walkArea{
 // memoryWalk is the memory's part of the route walk.
 var memoryWalk = walkArea{
 	samples: map[string]sampleFunc{
-		"GET /api/account/memory":  static("/api/account/memory", nil),
-		"POST /api/account/memory": static("/api/account/memory", houseMemory("We never shoot on grey seamless.")),
+		"GET /api/account/memory":            static("/api/account/memory", nil),
+		"POST /api/account/memory":           static("/api/account/memory", houseMemory("We never shoot on grey seamless.")),
+		"GET /api/account/memory/settings":   static("/api/account/memory/settings", nil),
+		"PATCH /api/account/memory/settings": static("/api/account/memory/settings", map[string]any{"developsEnabled": true}),
 		"DELETE /api/account/memory/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/account/memory/" + writeMemory(t, a, u.Session(), houseMemory("Warm light."), 201).ID, nil}
 		},
 	},
 	minRole: map[string]auth.Role{
-		"POST /api/account/memory":        auth.Member, // the sample writes house memory, which a viewer may not
-		"DELETE /api/account/memory/{id}": auth.Member,
+		"POST /api/account/memory":           auth.Member, // the sample writes house memory, which a viewer may not
+		"DELETE /api/account/memory/{id}":    auth.Member,
+		"PATCH /api/account/memory/settings": auth.Admin, // the house's decision
 	},
 }
 

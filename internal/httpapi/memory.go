@@ -50,6 +50,26 @@ func (s *Server) retireMemory(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, MemoryBody{Memory: m})
 }
 
+func (s *Server) memorySettings(w http.ResponseWriter, r *http.Request) error {
+	set, err := s.svc.Memory.Settings(r.Context(), auth.From(r.Context()))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, set)
+}
+
+func (s *Server) setMemorySettings(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[memory.SettingsRequest](w, r)
+	if err != nil {
+		return err
+	}
+	set, err := s.svc.Memory.SetSettings(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, set)
+}
+
 // memoryRoutes are the routes of the studio's memory (SPEC §4.13, DECISIONS §1b).
 func (s *Server) memoryRoutes() []Route {
 	return []Route{
@@ -59,6 +79,12 @@ func (s *Server) memoryRoutes() []Route {
 			In: memory.WriteRequest{}, Out: []Out{{Status: 201, Body: MemoryBody{}}, {Status: 200, Body: MemoryBody{}}},
 			Errors:  []*errs.Error{memory.ErrBadStatement, memory.ErrBadScope, memory.ErrBadClass, errs.Forbidden, errs.NotFound},
 			Handler: s.writeMemory},
+		{Method: "GET", Path: "/api/account/memory/settings", Class: KeyOrSession, Tag: "memory", Extension: true,
+			Summary: "Whether the house's memory reaches develop prompts", Out: []Out{{Status: 200, Body: memory.Settings{}}}, Handler: s.memorySettings},
+		{Method: "PATCH", Path: "/api/account/memory/settings", Class: KeyOrSession, Tag: "memory", Extension: true,
+			Summary: "Let the house's memory reach develop prompts, or stop it (owner or admin)",
+			In:      memory.SettingsRequest{}, Out: []Out{{Status: 200, Body: memory.Settings{}}},
+			Errors: []*errs.Error{errs.Forbidden}, Handler: s.setMemorySettings},
 		{Method: "DELETE", Path: "/api/account/memory/{id}", Class: KeyOrSession, Tag: "memory", Summary: "Retire an active memory: no longer retrieved, kept in history",
 			Out: []Out{{Status: 200, Body: MemoryBody{}}}, Errors: []*errs.Error{errs.Forbidden, errs.NotFound}, Handler: s.retireMemory},
 	}

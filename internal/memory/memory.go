@@ -106,19 +106,27 @@ type Store interface {
 
 // Service runs the memory use cases.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store    Store
+	settings SettingsStore
+	now      func() time.Time
 }
 
 // NewService returns the memory service.
-func NewService(store Store, now func() time.Time) *Service {
-	return &Service{store: store, now: now}
+func NewService(store interface {
+	Store
+	SettingsStore
+}, now func() time.Time) *Service {
+	return &Service{store: store, settings: store, now: now}
 }
 
 // List returns the house's memories and the caller's own, every status,
 // newest first.
 func (s *Service) List(ctx context.Context, p auth.Principal) ([]Memory, error) {
-	return s.store.Memories(ctx, p.HouseID, p.UserID, false)
+	ms, err := s.store.Memories(ctx, p.HouseID, p.UserID, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.project(ctx, p.HouseID, ms)
 }
 
 // InForce returns the memories that reach the assistant: active, the

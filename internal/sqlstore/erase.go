@@ -62,10 +62,11 @@ var userColumns = []struct {
 	{"house_models", "created_by_user_id", eraseNull}, // the house's own model stays with the house
 	{"chat_turns", "user_id", eraseRows},              // the user's conversations with the assistant (turns before their sessions)
 	{"chat_sessions", "user_id", eraseRows},
-	{"memories", "user_id", eraseRows},            // personal memories; successors of personal ones are personal too
-	{"memories", "created_by_user_id", eraseNull}, // the house's memories stay, without their author
-	{"support_tickets", "user_id", eraseNull},     // the desk keeps the thread (and its messages) without the user
-	{"support_shots", "user_id", eraseNull},       // the screenshots' sweep removes them after the retention period
+	{"memories", "user_id", eraseRows},                   // personal memories; successors of personal ones are personal too
+	{"memories", "created_by_user_id", eraseNull},        // the house's memories stay, without their author
+	{"memory_settings", "updated_by_user_id", eraseNull}, // the house's setting stays
+	{"support_tickets", "user_id", eraseNull},            // the desk keeps the thread (and its messages) without the user
+	{"support_shots", "user_id", eraseNull},              // the screenshots' sweep removes them after the retention period
 	{"billing_checkouts", "created_by_user_id", eraseNull},
 	{"brand_dna_reads", "user_id", eraseNull},        // a DNA read is the house's spend
 	{"brand_marks", "created_by_user_id", eraseNull}, // the house's marks stay with the house

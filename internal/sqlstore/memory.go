@@ -3,9 +3,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"studio/internal/memory"
+	"studio/internal/ts"
 )
 
 // inScope is the condition that keeps a memory in the caller's scope: the
@@ -101,4 +103,26 @@ func (db *DB) Memories(ctx context.Context, house, user string, active bool) ([]
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// MemorySettings reads the house's memory setting; no row reads as off.
+func (db *DB) MemorySettings(ctx context.Context, house string) (memory.Settings, error) {
+	var on int
+	var at int64
+	err := db.read().QueryRow(ctx, `SELECT develops, updated_at FROM memory_settings WHERE organization_id = ?`, house).Scan(&on, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Settings{}, nil
+	} else if err != nil {
+		return memory.Settings{}, err
+	}
+	t := ts.Of(msTime(at))
+	return memory.Settings{DevelopsEnabled: on != 0, UpdatedAt: &t}, nil
+}
+
+// SetMemorySettings turns the house's memory in develops on or off.
+func (db *DB) SetMemorySettings(ctx context.Context, house, user string, on bool, at time.Time) error {
+	_, err := db.writer().Exec(ctx, `INSERT INTO memory_settings (organization_id, develops, updated_by_user_id, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (organization_id) DO UPDATE SET develops = excluded.develops, updated_by_user_id = excluded.updated_by_user_id,
+		updated_at = excluded.updated_at`, house, b2i(on), nullStr(user), at.UnixMilli())
+	return err
 }
