@@ -142,3 +142,29 @@ func TestMigrationHouseKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrationOutOfOrder: a database migrated before an area with lower
+// version numbers landed takes that area's migrations afterwards.
+func TestMigrationOutOfOrder(t *testing.T) {
+	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
+		ctx := context.Background()
+		db := openLedgerDB(t, e, newLedgerClock().Now)
+		// As if 00074 had landed after every later version was applied.
+		for _, q := range []string{`DROP TABLE memory_settings`, `DELETE FROM goose_db_version WHERE version_id = 74`} {
+			if _, err := db.writer().Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		n, err := db.Migrate(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("Migrate() = %d, %v; want the one missing migration applied", n, err)
+		}
+		if _, err := db.writer().Exec(ctx, `INSERT INTO memory_settings (organization_id, develops, updated_at) VALUES ('h', 1, 1)`); err == nil {
+			t.Error("a setting without its house was written: the table lost its foreign key")
+		}
+		var on int
+		if err := db.read().QueryRow(ctx, `SELECT COUNT(*) FROM memory_settings`).Scan(&on); err != nil {
+			t.Errorf("the table is back: %v", err)
+		}
+	})
+}
