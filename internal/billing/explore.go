@@ -16,33 +16,34 @@ import (
 
 // Offering kinds.
 const (
-	OfferModel = "model"
-	OfferPack  = "pack"
-	OfferPlan  = "plan"
+	OfferModel   = "model"
+	OfferPosture = "posture"
+	OfferPack    = "pack"
+	OfferPlan    = "plan"
 )
 
 // Offering is one entry of GET /api/toolkit/explore.
 type Offering struct {
-	Kind       string `json:"kind" enum:"model,pack,plan"`
-	ID         string `json:"id" description:"The face's id, the pack's tokens (\"500\") or the plan's tier (\"studio\"): the {id} of the take route."`
+	Kind       string `json:"kind" enum:"model,posture,pack,plan"`
+	ID         string `json:"id" description:"The face's id, the posture's id, the pack's tokens (\"500\") or the plan's tier (\"studio\"): the {id} of the take route."`
 	Name       string `json:"name"`
-	Tier       string `json:"tier,omitempty" description:"A face's tier (free, sale, exclusive) or a plan's tier."`
+	Tier       string `json:"tier,omitempty" description:"A face's tier (free, sale, exclusive), a posture's tier (2, 3) or a plan's tier."`
 	PriceCents int64  `json:"priceCents" description:"What taking it costs, in cents of currency (a plan: a month); 0 when free."`
 	Currency   string `json:"currency"`
 	Free       bool   `json:"free" description:"Taking it grants it now; nothing is paid."`
 	Tokens     int64  `json:"tokens,omitempty" description:"A pack's tokens, a plan's monthly tokens."`
 	CoverURL   string `json:"coverUrl,omitempty" description:"A face's cover image."`
-	Taken      bool   `json:"taken" description:"The house holds it already (a face it claimed, the plan it runs); taking it again is ALREADY_YOURS."`
+	Taken      bool   `json:"taken" description:"The house holds it already (a face it claimed, a posture in its exploreAdded prefs, the plan it runs); taking it again is ALREADY_YOURS."`
 }
 
 // ExploreBody is the answer of GET /api/toolkit/explore.
 type ExploreBody struct {
-	Offerings []Offering `json:"offerings" description:"Faces first (free, sale, exclusive, newest first in each band; faces another house holds exclusively are absent), then packs, then plans."`
+	Offerings []Offering `json:"offerings" description:"Faces first (the board's order; faces another house holds exclusively are absent), then postures of tier 2 and up, then packs, then plans."`
 }
 
 // TakeAnswer is the answer of POST /api/toolkit/explore/{kind}/{id}/take.
 type TakeAnswer struct {
-	Kind       string `json:"kind" enum:"model,pack,plan"`
+	Kind       string `json:"kind" enum:"model,posture,pack,plan"`
 	ID         string `json:"id"`
 	Granted    bool   `json:"granted" description:"True for a free offering: the house holds it now."`
 	URL        string `json:"url,omitempty" description:"A priced offering: the provider's hosted checkout; nothing is granted until its signed delivery."`
@@ -62,7 +63,7 @@ type FaceClaimer interface {
 
 // Explore lists the offerings; faces are the house's board minus its own
 // models. Every seat and key reads it.
-func (s *Service) Explore(ctx context.Context, p auth.Principal, faces []Face, covers map[string]string) (ExploreBody, error) {
+func (s *Service) Explore(ctx context.Context, p auth.Principal, faces []Face, covers map[string]string, postures []Offering) (ExploreBody, error) {
 	plan, err := s.store.Plan(ctx, p.HouseID)
 	if err != nil {
 		return ExploreBody{}, err
@@ -75,6 +76,7 @@ func (s *Service) Explore(ctx context.Context, p auth.Principal, faces []Face, c
 		out.Offerings = append(out.Offerings, Offering{Kind: OfferModel, ID: f.ID, Name: f.Name, Tier: f.Tier, PriceCents: f.PriceCents,
 			Currency: f.Currency, Free: f.Tier == "free", CoverURL: covers[f.ID], Taken: f.Owned})
 	}
+	out.Offerings = append(out.Offerings, postures...)
 	for _, pk := range s.opts.Prices.TopUps {
 		out.Offerings = append(out.Offerings, Offering{Kind: OfferPack, ID: itoa(pk.Tokens), Name: itoa(pk.Tokens) + "-token pack",
 			PriceCents: pk.PriceUSD * 100, Currency: ModelCurrency, Tokens: pk.Tokens})

@@ -3,11 +3,14 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"studio/internal/auth"
 	"studio/internal/billing"
 	"studio/internal/casting"
 	"studio/internal/errs"
+	"studio/internal/look"
 )
 
 // faceOf is a casting board entry as billing reads it.
@@ -27,7 +30,18 @@ func (s *Server) explore(w http.ResponseWriter, r *http.Request) error {
 		faces = append(faces, faceOf(m))
 		covers[m.ID] = m.CoverURL
 	}
-	out, err := s.svc.Billing.Explore(r.Context(), p, faces, covers)
+	pv, err := s.svc.Looks.Postures(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	postures := []billing.Offering{}
+	for _, lp := range pv.Library {
+		if look.Explorable(lp) {
+			postures = append(postures, billing.Offering{Kind: billing.OfferPosture, ID: lp.ID, Name: lp.Name, Tier: strconv.Itoa(lp.Tier),
+				Currency: billing.ModelCurrency, Free: true, Taken: slices.Contains(pv.Prefs.ExploreAdded, lp.ID)})
+		}
+	}
+	out, err := s.svc.Billing.Explore(r.Context(), p, faces, covers, postures)
 	if err != nil {
 		return err
 	}
@@ -59,6 +73,12 @@ func (s *Server) takeOffering(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		out, err = s.svc.Billing.TakeFace(r.Context(), s.svc.Claims, p, faceOf(m))
+	case billing.OfferPosture:
+		var added bool
+		if added, err = s.svc.Looks.AddExplored(r.Context(), p, id); err == nil && !added {
+			err = billing.ErrAlreadyYours
+		}
+		out = billing.TakeAnswer{Kind: kind, ID: id, Granted: added}
 	default:
 		out, err = s.svc.Billing.TakeOffer(r.Context(), p, kind, id)
 	}
@@ -72,10 +92,10 @@ func (s *Server) takeOffering(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) exploreRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/explore", Class: KeyOrSession, Tag: "billing",
-			Summary: "Offerings the house may take: catalogue faces, top-up packs and plans",
+			Summary: "Offerings the house may take: catalogue faces, postures past the staples, top-up packs and plans",
 			Out:     []Out{{Status: 200, Body: billing.ExploreBody{}}}, Handler: s.explore},
 		{Method: "POST", Path: "/api/toolkit/explore/{kind}/{id}/take", Class: KeyOrSession, Tag: "billing",
-			Summary: "Take an offering: a free face is granted now (a member may); a priced one opens its hosted checkout (owner's session only) and is granted by the provider's signed delivery",
+			Summary: "Take an offering: a free face or a posture is granted now (a member may); a priced one opens its hosted checkout (owner's session only) and is granted by the provider's signed delivery",
 			Out:     []Out{{Status: 200, Body: billing.TakeAnswer{}}},
 			Errors: moneyErrors(billing.ErrAlreadyYours, billing.ErrNotForSale, errs.NotFound, billing.ErrTaken, billing.ErrCheckoutPending,
 				billing.ErrCheckout), Handler: s.takeOffering},

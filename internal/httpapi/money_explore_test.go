@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestExplore(t *testing.T) {
 		own := ownModel(t, a, keyA, upload(t, a, keyA, jpegOf(t, 30, 40), "kind", "model").ID)
 
 		offers := explore(t, a, viewerA)
-		if len(offers) != 4+3+3 || !offers["model/Free face"].Free || offers["model/Sale face"].PriceCents != 2900 ||
+		if len(offers) != 4+6+3+3 || !offers["posture/Over the shoulder"].Free || offers["posture/Over the shoulder"].ID != "over-shoulder" || !offers["model/Free face"].Free || offers["model/Sale face"].PriceCents != 2900 ||
 			offers["pack/500-token pack"].ID != "500" || offers["pack/500-token pack"].PriceCents != 5000 ||
 			offers["plan/Studio"].ID != "studio" || offers["plan/Studio"].Tokens != 600 || offers["model/Fixture model"].ID != "" {
 			t.Fatalf("offerings %+v", offers)
@@ -88,6 +89,9 @@ func TestExplore(t *testing.T) {
 			{"the trial", houseA.Session(), "plan", "trial", 404, "NOT_FOUND"},
 			{"no such kind", houseA.Session(), "hat", "500", 404, "NOT_FOUND"},
 			{"no such face", houseA.Session(), "model", uuid.NewString(), 404, "NOT_FOUND"},
+			{"a viewer takes a posture", viewerA, "posture", "over-shoulder", 403, "FORBIDDEN"},
+			{"a staple posture", keyA, "posture", "contrapposto", 404, "NOT_FOUND"},
+			{"no such posture", keyA, "posture", "handstand", 404, "NOT_FOUND"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				if _, res := take(tt.cred, tt.kind, tt.id); res.Status != tt.wantStatus || res.Code != tt.wantCode {
@@ -97,6 +101,33 @@ func TestExplore(t *testing.T) {
 		}
 		if m, _ := getModel(t, a, keyA, ids["Free face"]); !m.Owned || !explore(t, a, keyA)["model/Free face"].Taken {
 			t.Fatalf("the free face taken: %+v", m)
+		}
+		// A posture past the staples, taken by five callers at once: added once.
+		var wg sync.WaitGroup
+		granted := make(chan bool, 5)
+		for range 5 {
+			wg.Go(func() {
+				out, res := take(memberA, "posture", "over-shoulder")
+				if res.Status != 200 && res.Code != "ALREADY_YOURS" {
+					t.Errorf("posture take: %d %s", res.Status, res.Body)
+				}
+				granted <- out.Granted
+			})
+		}
+		wg.Wait()
+		close(granted)
+		n := 0
+		for g := range granted {
+			if g {
+				n++
+			}
+		}
+		var pv struct {
+			Prefs struct{ ExploreAdded []string }
+		}
+		a.Do(t, "GET", "/api/toolkit/postures", keyA, nil).JSON(t, &pv)
+		if n != 1 || len(pv.Prefs.ExploreAdded) != 1 || pv.Prefs.ExploreAdded[0] != "over-shoulder" || !explore(t, a, keyA)["posture/Over the shoulder"].Taken {
+			t.Fatalf("posture taken %d times; prefs %+v", n, pv.Prefs)
 		}
 		var h struct{ Entitlements []any }
 		a.Do(t, "GET", "/api/toolkit/entitlements", keyA, nil).JSON(t, &h)

@@ -2,6 +2,7 @@ package look
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"studio/internal/auth"
@@ -203,4 +204,35 @@ func (s *Service) Template(id string) (Template, error) {
 		return Template{}, errNoTemplate
 	}
 	return t, nil
+}
+
+// ExploreTier is the lowest posture tier Explore offers: tier 1 postures
+// are the staples every house starts with.
+const ExploreTier = 2
+
+// Explorable reports whether a library posture is an Explore offering.
+func Explorable(p Posture) bool { return !p.House && p.Tier >= ExploreTier }
+
+// AddExplored adds a library posture offered by Explore to the house's
+// exploreAdded prefs, atomically; false when it was there already.
+// errs.NotFound for an id that is not an offering.
+func (s *Service) AddExplored(ctx context.Context, p auth.Principal, id string) (bool, error) {
+	if !p.CanEdit() {
+		return false, ErrCantEdit
+	}
+	lp, ok := Postures{}.Find(id)
+	if !ok || !Explorable(lp) {
+		return false, errs.NotFound
+	}
+	added := false
+	_, err := s.store.UpdatePosturePrefs(ctx, p.HouseID, func(cur Prefs) (Prefs, error) {
+		cur = cur.Normal()
+		if slices.Contains(cur.ExploreAdded, id) {
+			return cur, nil
+		}
+		added = true
+		cur.ExploreAdded = append(cur.ExploreAdded, id)
+		return cur, nil
+	})
+	return added && err == nil, err
 }
