@@ -15,7 +15,7 @@ mkdir -p "$work/seen"
 
 mapfile -t rest < <(go list ./... | grep -vx "$pkg")
 pids=() logs=()
-go test -race -count=1 -timeout=30m "${rest[@]}" >"$work/test-rest.log" 2>&1 &
+go test -race -count=1 -timeout=45m "${rest[@]}" >"$work/test-rest.log" 2>&1 &
 pids+=($!) logs+=("$work/test-rest.log")
 # -race: the listing builds the same test binary the shards then take from the cache.
 mapfile -t names < <(go test -race -list '^Test' ./internal/httpapi/ | grep '^Test')
@@ -30,7 +30,7 @@ for ((i = 0; i < shards; i++)); do
 	for ((j = i; j < ${#names[@]}; j += shards)); do list+=("${names[j]}"); done
 	((${#list[@]})) || continue
 	run="^($(IFS='|'; echo "${list[*]}"))\$"
-	STUDIO_SEEN_DIR=$work/seen go test -race -count=1 -timeout=30m -run "$run" ./internal/httpapi/ \
+	STUDIO_SEEN_DIR=$work/seen go test -race -count=1 -timeout=45m -run "$run" ./internal/httpapi/ \
 		>"$work/test-shard$i.log" 2>&1 &
 	pids+=($!) logs+=("$work/test-shard$i.log")
 	echo "==> httpapi shard $i: ${#list[@]} tests" >&2

@@ -109,7 +109,7 @@ test_rc=0
 if [[ -z ${GO_TEST_PKGS:-} ]] && ((${HTTPAPI_SHARDS:-3} > 1)); then
 	setsid -w bash scripts/test-shards.sh "$WORK" "${HTTPAPI_SHARDS:-3}" "$GO_TEST_LOG" &
 else
-	setsid -w bash -c 'go test -race -count=1 -timeout=30m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
+	setsid -w bash -c 'go test -race -count=1 -timeout=45m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
 		go-test "${pkgs[@]}" &
 fi
 GO_TEST_PID=$!
