@@ -117,6 +117,10 @@ func testMeDelete(t *testing.T, a *apptest.App) {
 	submitJob(t, a, ownKey, "upscale") // queued: its hold is pending when the house closes
 	a.Do(t, "POST", "/api/account/avatar", c, avatarForm(t, pngOf(t, 8, 8)))
 	a.Do(t, "GET", "/api/toolkit/invites/mine", c, nil)
+	// The owner sends the house's billing letters to U.
+	if res := a.Do(t, "PATCH", "/api/account/billing-email", owner.Session(), map[string]string{"email": u.Email}); res.Status != 200 {
+		t.Fatalf("billing e-mail: %d %s", res.Status, res.Body)
+	}
 	before := assetCount(t, a, owner.Session())
 
 	res = erase(c, strings.ToUpper(u.Email))
@@ -137,6 +141,12 @@ func testMeDelete(t *testing.T, a *apptest.App) {
 		if res := a.Do(t, "GET", "/api/toolkit/assets", cred, nil); res.Status != http.StatusUnauthorized {
 			t.Errorf("%s after the erasure: %d; want 401", name, res.Status)
 		}
+	}
+	// The house's billing letters go to its owner again: U's address is not kept.
+	var view struct{ Billing struct{ Email string } }
+	a.Do(t, "GET", "/api/account", owner.Session(), nil).JSON(t, &view)
+	if view.Billing.Email != owner.Email {
+		t.Errorf("billing e-mail after the erasure %q; want the owner's %q", view.Billing.Email, owner.Email)
 	}
 	// The house keeps every frame and note; the attribution is null.
 	if got := assetCount(t, a, owner.Session()); got != before {

@@ -153,13 +153,15 @@ func (db *DB) EraseUser(ctx context.Context, userID, email string, decide func([
 }
 
 // eraseRowsOf applies userColumns, and removes what is the user's by
-// address: letters, invitations, seat offers and their application.
+// address: letters, invitations, seat offers, their application, and a
+// house's billing address that was theirs.
 func eraseRowsOf(ctx context.Context, tx *Tx, userID, email string) error {
 	byAddress := []string{
 		`DELETE FROM email_log WHERE to_addr = ?`,
 		`DELETE FROM invitations WHERE email = ?`,
 		`DELETE FROM seat_invitations WHERE email = ?`,
 		`DELETE FROM invite_requests WHERE email = ?`,
+		`DELETE FROM billing_settings WHERE email = ?`, // a house whose billing letters went to it falls back to its first owner
 	}
 	for _, q := range byAddress {
 		if _, err := tx.Exec(ctx, q, email); err != nil {
