@@ -28,6 +28,7 @@ import (
 	"studio/internal/chat"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/imageapi"
 	"studio/internal/engine/local"
 	"studio/internal/events"
 	"studio/internal/httpapi"
@@ -446,17 +447,26 @@ func rateLimits(cfg Config, db *sqlstore.DB, now func() time.Time) *ratelimit.Li
 }
 
 // engines builds the develop engine: the local engine (with its lookbook
-// tool) always, with the fal engine in front of it when FAL_KEY is set.
+// tool) always, the image endpoint engine in front of it when
+// AI_IMAGE_BASE_URL is set, and the fal engine in front of both when
+// FAL_KEY is set: each tool runs on the first that can perform it.
 func engines(cfg Config) (engine.Engine, *fal.Engine, error) {
-	embedded := engine.Chain(local.New(), local.NewLookbook())
+	chain := []engine.Engine{local.New(), local.NewLookbook()}
+	if cfg.AIImageBaseURL != "" {
+		img, err := imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel)
+		if err != nil {
+			return nil, nil, err
+		}
+		chain = append([]engine.Engine{img}, chain...)
+	}
 	if cfg.FalKey == "" {
-		return embedded, nil, nil
+		return engine.Chain(chain...), nil, nil
 	}
 	f, err := fal.New(cfg.FalKey, cfg.FalURL)
 	if err != nil {
 		return nil, nil, err
 	}
-	return engine.Chain(f, embedded), f, nil
+	return engine.Chain(append([]engine.Engine{f}, chain...)...), f, nil
 }
 
 // publicHost is the host of the public URL, for a default sender address.

@@ -18,34 +18,37 @@ import (
 // Config is every setting of the service (DECISIONS §9), read from the
 // environment by Load through the Settings table.
 type Config struct {
-	Addr         string
-	PublicURL    string
-	DataDir      string
-	WebOrigin    string
-	AdminEmails  []string
-	Signup       string // open | invite
-	DatabaseURL  string
-	BlobURL      string
-	FalKey       string
-	AIBaseURL    string
-	AIAPIKey     string
-	AIModel      string
-	SMTPURL      string
-	FalURL       string            // fal's queue endpoint (tests point it at a local server)
-	Workers      int               // jobs rendered at once by this process
-	JobLease     time.Duration     // how long a claimed job stays leased without a heartbeat
-	WorkerPoll   time.Duration     // how often an idle worker looks for work it was not woken for
-	Guard        httpguard.Options // deadlines and connection caps of the HTTP server
-	DecodeMB     int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
-	SweepEvery   time.Duration     // how often the workers remove orphaned blobs and stale temporary files
-	SweepGrace   time.Duration     // how old an unreferenced blob or temporary file must be to go
-	BridgeSecret string            // SUPPORT_BRIDGE_SECRET: the support bridge's shared secret; unset, escalations answer 503
-	ShotDays     int               // SUPPORT_SHOT_RETENTION_DAYS: how long support screenshots are kept
-	ResendAPIKey string            // RESEND_API_KEY: letters go through Resend's HTTP API
-	ResendFrom   string            // RESEND_FROM: the sender of letters sent through Resend
-	ResendURL    string            // RESEND_URL: Resend's API (tests point it at a local stand-in)
-	DripSecret   string            // DRIP_SECRET: bearer of the drip route; unset, it answers 503
-	EmailHook    string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
+	Addr        string
+	PublicURL   string
+	DataDir     string
+	WebOrigin   string
+	AdminEmails []string
+	Signup      string // open | invite
+	DatabaseURL string
+	BlobURL     string
+	FalKey      string
+	AIBaseURL   string
+	AIAPIKey    string
+	AIModel     string
+	// AI_IMAGE_*: an OpenAI-compatible image edit endpoint, the second
+	// provider of the generative tools (package imageapi).
+	AIImageBaseURL, AIImageAPIKey, AIImageModel string
+	SMTPURL                                     string
+	FalURL                                      string            // fal's queue endpoint (tests point it at a local server)
+	Workers                                     int               // jobs rendered at once by this process
+	JobLease                                    time.Duration     // how long a claimed job stays leased without a heartbeat
+	WorkerPoll                                  time.Duration     // how often an idle worker looks for work it was not woken for
+	Guard                                       httpguard.Options // deadlines and connection caps of the HTTP server
+	DecodeMB                                    int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
+	SweepEvery                                  time.Duration     // how often the workers remove orphaned blobs and stale temporary files
+	SweepGrace                                  time.Duration     // how old an unreferenced blob or temporary file must be to go
+	BridgeSecret                                string            // SUPPORT_BRIDGE_SECRET: the support bridge's shared secret; unset, escalations answer 503
+	ShotDays                                    int               // SUPPORT_SHOT_RETENTION_DAYS: how long support screenshots are kept
+	ResendAPIKey                                string            // RESEND_API_KEY: letters go through Resend's HTTP API
+	ResendFrom                                  string            // RESEND_FROM: the sender of letters sent through Resend
+	ResendURL                                   string            // RESEND_URL: Resend's API (tests point it at a local stand-in)
+	DripSecret                                  string            // DRIP_SECRET: bearer of the drip route; unset, it answers 503
+	EmailHook                                   string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
 	// Money (DECISIONS §10): the payment provider ("" none, local, polar)
 	// and the secret its deliveries are signed with.
 	BillingProvider      string
@@ -123,6 +126,12 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.AIAPIKey = v; return nil }},
 	{Name: "AI_MODEL", Shown: "(unset)", Help: "model name at AI_BASE_URL",
 		set: func(c *Config, v string) error { c.AIModel = v; return nil }},
+	{Name: "AI_IMAGE_BASE_URL", Shown: "(unset)", Help: "OpenAI-compatible image endpoint (POST /v1/images/edits) for look frames and generate-character when fal is not configured, e.g. https://api.openai.com",
+		set: func(c *Config, v string) error { c.AIImageBaseURL = v; return nil }},
+	{Name: "AI_IMAGE_API_KEY", Shown: "(unset)", Help: "key for AI_IMAGE_BASE_URL",
+		set: func(c *Config, v string) error { c.AIImageAPIKey = v; return nil }},
+	{Name: "AI_IMAGE_MODEL", Default: "gpt-image-1", Help: "image model name at AI_IMAGE_BASE_URL",
+		set: func(c *Config, v string) error { c.AIImageModel = v; return nil }},
 	{Name: "SMTP_URL", Shown: "(unset: console mailer)", Help: "smtp://user:pass@host:587?from=studio@example.com",
 		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
 	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",

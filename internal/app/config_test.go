@@ -20,7 +20,7 @@ func TestLoadDefaults(t *testing.T) {
 		Signup: "open", FalURL: "https://queue.fal.run", Workers: 2, JobLease: 30 * time.Second, WorkerPoll: time.Second,
 		Guard: httpguard.Options{HeaderTimeout: 5 * time.Second, BodyTimeout: 30 * time.Second, UploadTimeout: 5 * time.Minute,
 			WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxPerClient: 256},
-		DecodeMB: 1024, SweepEvery: time.Hour, SweepGrace: time.Hour, ShotDays: 30, ResendURL: "https://api.resend.com/", PolarURL: "https://api.polar.sh"}
+		DecodeMB: 1024, SweepEvery: time.Hour, SweepGrace: time.Hour, ShotDays: 30, ResendURL: "https://api.resend.com/", PolarURL: "https://api.polar.sh", AIImageModel: "gpt-image-1"}
 	if fmt.Sprintf("%+v", c) != fmt.Sprintf("%+v", want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", c, want)
 	}

@@ -52,6 +52,7 @@ func New(t testing.TB) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	mux.HandleFunc("POST /v1/images/edits", s.imageEdits)
+	mux.HandleFunc("POST /v1/images/generations", s.imageGenerations)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Error{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "Unknown request URL: " + r.Method + " " + r.URL.Path + "."})
 	})
@@ -283,8 +284,10 @@ type EditRequest struct {
 	Prompt     string
 	Model      string
 	Size       string
-	Images     [][]byte // in the order sent
-	ImageField string   // "image" or "image[]"
+	N          string   // the n field as sent ("" when absent)
+	Images     [][]byte // in the order sent; none for a generation
+	ImageField string   // "image" or "image[]"; "" for a generation
+	Path       string   // /v1/images/edits or /v1/images/generations
 }
 
 // Edits returns the captured image edit requests, oldest first.

@@ -258,7 +258,8 @@ func (s *Server) imageEdits(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "the body must be multipart/form-data: %v", err)
 		return
 	}
-	req := EditRequest{Header: r.Header.Clone(), Prompt: r.FormValue("prompt"), Model: r.FormValue("model"), Size: r.FormValue("size")}
+	req := EditRequest{Header: r.Header.Clone(), Prompt: r.FormValue("prompt"), Model: r.FormValue("model"), Size: r.FormValue("size"),
+		N: r.FormValue("n"), Path: r.URL.Path}
 	if req.Prompt == "" {
 		invalid(w, "Missing required parameter: 'prompt'.")
 		return
@@ -288,9 +289,44 @@ func (s *Server) imageEdits(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "At most 16 images may be provided.")
 		return
 	}
+	s.answerImage(w, req)
+}
+
+// imageGenerations answers POST /v1/images/generations (JSON: prompt,
+// model, size, n) from the same scripted image answers as edits.
+func (s *Server) imageGenerations(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	var body struct {
+		Prompt, Model, Size string
+		N                   *int
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		invalid(w, "We could not parse the JSON body of your request.")
+		return
+	}
+	req := EditRequest{Header: r.Header.Clone(), Prompt: body.Prompt, Model: body.Model, Size: body.Size, Path: r.URL.Path}
+	if body.N != nil {
+		req.N = strconv.Itoa(*body.N)
+	}
+	if req.Prompt == "" {
+		invalid(w, "Missing required parameter: 'prompt'.")
+		return
+	}
+	s.answerImage(w, req)
+}
+
+func (s *Server) answerImage(w http.ResponseWriter, req EditRequest) {
 	if req.Size != "" && !slices.Contains([]string{"auto", "1024x1024", "1536x1024", "1024x1536", "256x256", "512x512"}, req.Size) {
 		invalid(w, "Invalid value: '%s'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.", req.Size)
 		return
+	}
+	if req.N != "" && req.N != "1" {
+		if n, err := strconv.Atoi(req.N); err != nil || n < 1 || n > 10 {
+			invalid(w, "Invalid 'n': integer between 1 and 10 expected.")
+			return
+		}
 	}
 	s.mu.Lock()
 	s.edits = append(s.edits, req)

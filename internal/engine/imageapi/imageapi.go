@@ -1,0 +1,345 @@
+// Package imageapi is the engine that develops the generative tools on an
+// OpenAI-compatible image endpoint (AI_IMAGE_BASE_URL), the second provider
+// after fal: look frames (tool lookbook, lock and variations) and
+// generate-character.
+//
+// The protocol (OpenAI API reference, "Images"): POST {base}/v1/images/edits
+// as multipart/form-data with one "image[]" part per input image (up to 16
+// for GPT image models), "prompt", "model", "size" (1024x1024, 1536x1024 or
+// 1024x1536) and "n" (1); POST {base}/v1/images/generations with the same
+// fields as JSON when there is no image (generate-character from words).
+// Both answer {created, data: [{b64_json} | {url}]}. A base URL that already
+// ends in /v1 is not given a second one. "Authorization: Bearer <key>" is
+// sent to the base URL's origin only; a result URL elsewhere is downloaded
+// without it.
+//
+// A look frame is briefed by package lookbrief (the references in order,
+// one prompt), asked at the size nearest the frame's aspect, and fitted to
+// the frame's exact size with the local codec (a Lanczos resample up to the
+// tier's pixels: the endpoint has no upscale model, and its sizes stop at
+// 1536). An answer not of the size asked (beyond 3% in aspect, or under 256
+// px) fails the frame; a refusal by the endpoint's safety system (an error
+// whose code is moderation_blocked or content_policy_violation) is an input
+// fault with a plain reason. Every other non-2xx answer is a provider fault.
+package imageapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"studio/internal/engine"
+	"studio/internal/engine/local"
+	"studio/internal/engine/lookbrief"
+)
+
+// DefaultModel is asked for when the configuration names none.
+const DefaultModel = "gpt-image-1"
+
+// maxAnswerBytes caps an answer (JSON with a base64 image, or a download).
+const maxAnswerBytes = 96 << 20
+
+// Sizes are the sizes the endpoint accepts, "WxH".
+var Sizes = []string{"1024x1024", "1536x1024", "1024x1536"}
+
+// tools are the tools the engine performs.
+var tools = []string{"generate-character", lookbrief.Tool}
+
+// Engine is the image endpoint engine. It is safe for concurrent use.
+type Engine struct {
+	base   *url.URL
+	key    string
+	model  string
+	client *http.Client
+}
+
+// New returns the engine for an endpoint; model is DefaultModel when empty.
+func New(baseURL, key, model string) (*Engine, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(baseURL), "/"))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("imageapi: base URL %q is not an http(s) URL", baseURL)
+	}
+	if strings.TrimSpace(model) == "" {
+		model = DefaultModel
+	}
+	return &Engine{base: u, key: key, model: model, client: &http.Client{Timeout: 5 * time.Minute}}, nil
+}
+
+// Name is "image-api".
+func (e *Engine) Name() string { return engine.ImageAPI }
+
+// Tools are generate-character and lookbook.
+func (e *Engine) Tools() []string { return append([]string(nil), tools...) }
+
+// Can reports whether tool is one of Tools.
+func (e *Engine) Can(tool string) bool { return tool == tools[0] || tool == tools[1] }
+
+// Run develops r on the endpoint and blocks until the answer is read or ctx ends.
+func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {
+	if !e.Can(r.Tool) {
+		return engine.Result{}, engine.Unsupported(e.Name(), r.Tool)
+	}
+	if err := engine.Validate(r); err != nil {
+		return engine.Result{}, err
+	}
+	var (
+		images [][]byte
+		parts  []string
+		prompt string
+		aspect engine.Aspect
+	)
+	if r.Tool == lookbrief.Tool {
+		b, err := lookbrief.Of(r)
+		if err != nil {
+			return engine.Result{}, err
+		}
+		images, parts, prompt, aspect = b.Images, b.Parts, b.Prompt, b.Aspect
+	} else {
+		prompt, aspect = characterPrompt(r), characterAspect(r)
+		if img, ok := r.Input("image"); ok {
+			images, parts = [][]byte{img}, []string{"image"}
+		}
+	}
+	for i, data := range images {
+		if _, _, _, err := local.Probe(data); err != nil {
+			if fe, ok := errors.AsType[*engine.Error](err); ok {
+				c := *fe
+				c.Tool, c.Reason = r.Tool, "The "+parts[i]+" input: "+c.Reason
+				return engine.Result{}, &c
+			}
+			return engine.Result{}, err
+		}
+	}
+	size := Nearest(aspect)
+	data, err := e.ask(ctx, r.Tool, prompt, images, size)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	img, err := local.Decode(data)
+	if err != nil {
+		return engine.Result{}, engine.ProviderError(r.Tool, "The image endpoint's answer is not an image we can read.", err)
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if !lookbrief.Fits(strings.Replace(size, "x", ":", 1), w, h) || max(w, h) < lookbrief.MinEdge {
+		return engine.Result{}, engine.ProviderError(r.Tool, fmt.Sprintf(
+			"The image endpoint answered a %dx%d picture, not the %s it was asked for. Nothing was charged.", w, h, size), nil)
+	}
+	var res engine.Result
+	if r.Tool == lookbrief.Tool {
+		fw, fh := lookbrief.FrameSize(r)
+		res, err = local.FinishSized(img, fw, fh)
+	} else {
+		res, err = local.Finish(img, r.Tier, r.Shape, false)
+	}
+	if err != nil {
+		return engine.Result{}, engine.ProviderError(r.Tool, "The image endpoint's answer could not be finished.", err)
+	}
+	return res, nil
+}
+
+// Nearest is the accepted size nearest a in aspect.
+func Nearest(a engine.Aspect) string {
+	ratios := make([]string, len(Sizes))
+	for i, s := range Sizes {
+		ratios[i] = strings.Replace(s, "x", ":", 1)
+	}
+	return strings.Replace(lookbrief.Nearest(a, ratios), ":", "x", 1)
+}
+
+// characterPrompt is generate-character's words: the house's direction,
+// else params.prompt; with only an image, a model sheet of that person.
+func characterPrompt(r engine.Request) string {
+	p := strings.Join(strings.Fields(r.Prompt), " ")
+	if p == "" {
+		p = r.Param("prompt")
+	}
+	if p == "" {
+		p = "The same person as a full-length fashion model on a plain studio background, same face and build."
+	}
+	return p + " A photorealistic fashion photograph; no text, no watermark."
+}
+
+func characterAspect(r engine.Request) engine.Aspect {
+	if r.Shape != nil && r.Shape.Width > 0 && r.Shape.Height > 0 {
+		return r.Shape.Aspect()
+	}
+	if a, err := engine.ParseAspect(r.Param("aspect")); err == nil {
+		return a
+	}
+	return engine.Aspect{W: 1, H: 1}
+}
+
+// endpoint is {base}/v1/{path}, or {base}/{path} when base ends in /v1.
+func (e *Engine) endpoint(path string) string {
+	if strings.HasSuffix(e.base.Path, "/v1") {
+		return e.base.JoinPath(path).String()
+	}
+	return e.base.JoinPath("v1", path).String()
+}
+
+// ask sends one edit (with images) or generation (without) and returns the
+// first image's bytes.
+func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, size string) ([]byte, error) {
+	var (
+		body  bytes.Buffer
+		ctype string
+		path  = "images/generations"
+	)
+	if len(images) > 0 {
+		path = "images/edits"
+		mw := multipart.NewWriter(&body)
+		for k, v := range map[string]string{"model": e.model, "prompt": prompt, "size": size, "n": "1"} {
+			if err := mw.WriteField(k, v); err != nil {
+				return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+			}
+		}
+		for i, img := range images {
+			ct := http.DetectContentType(img)
+			h := textproto.MIMEHeader{}
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="image[]"; filename="image-%d.%s"`, i+1, strings.TrimPrefix(ct, "image/")))
+			h.Set("Content-Type", ct)
+			pw, err := mw.CreatePart(h)
+			if err == nil {
+				_, err = pw.Write(img)
+			}
+			if err != nil {
+				return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+			}
+		}
+		if err := mw.Close(); err != nil {
+			return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+		}
+		ctype = mw.FormDataContentType()
+	} else {
+		if err := json.NewEncoder(&body).Encode(map[string]any{"model": e.model, "prompt": prompt, "size": size, "n": 1}); err != nil {
+			return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+		}
+		ctype = "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint(path), &body)
+	if err != nil {
+		return nil, engine.ProviderError(tool, "The image endpoint request could not be made.", err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set("Accept", "application/json")
+	if e.key != "" {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("imageapi: stopped: %w", ctx.Err())
+		}
+		return nil, engine.ProviderError(tool, "The image endpoint could not be reached.", err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes))
+	if err != nil {
+		return nil, engine.ProviderError(tool, "The image endpoint's answer could not be read.", err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, failure(tool, res.StatusCode, data)
+	}
+	var out struct {
+		Data []struct {
+			B64JSON string `json:"b64_json"`
+			URL     string `json:"url"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, engine.ProviderError(tool, "The image endpoint's answer is not the expected JSON.", err)
+	}
+	if len(out.Data) == 0 || (out.Data[0].B64JSON == "" && out.Data[0].URL == "") {
+		return nil, engine.ProviderError(tool, "The image endpoint's answer has no image.", nil)
+	}
+	if b := out.Data[0].B64JSON; b != "" {
+		img, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, engine.ProviderError(tool, "The image endpoint's image is not base64.", err)
+		}
+		return img, nil
+	}
+	return e.download(ctx, tool, out.Data[0].URL)
+}
+
+// apiError is the endpoint's error body: {"error": {message, type, code}}.
+type apiError struct {
+	Error struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+	} `json:"error"`
+}
+
+// failure turns a non-2xx answer into the run's error: a safety refusal is
+// an input fault, anything else a provider fault.
+func failure(tool string, status int, data []byte) error {
+	var ae apiError
+	_ = json.Unmarshal(data, &ae)
+	code := fmt.Sprint(ae.Error.Code)
+	cause := fmt.Errorf("image endpoint answered %d: %s (%s)", status, ae.Error.Message, code)
+	if code == "moderation_blocked" || code == "content_policy_violation" || ae.Error.Type == "image_generation_user_error" && strings.Contains(strings.ToLower(ae.Error.Message), "safety") {
+		return engine.InputError(tool, "The image endpoint's safety system refused this picture, so no frame was made. Nothing was charged.", cause)
+	}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return engine.ProviderError(tool, "The image endpoint refused our key.", cause)
+	case http.StatusTooManyRequests:
+		return engine.ProviderError(tool, "The image endpoint is busy or out of credit.", cause)
+	}
+	return engine.ProviderError(tool, "The image endpoint answered "+strconv.Itoa(status)+".", cause)
+}
+
+// download fetches a result URL: a data URL, or http(s) (the key only to
+// the base URL's origin).
+func (e *Engine) download(ctx context.Context, tool, raw string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
+		_, payload, ok := strings.Cut(rest, ";base64,")
+		if !ok {
+			return nil, engine.ProviderError(tool, "The image endpoint's data URL is not base64.", nil)
+		}
+		img, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			return nil, engine.ProviderError(tool, "The image endpoint's data URL does not decode.", err)
+		}
+		return img, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, engine.ProviderError(tool, "The image endpoint's result URL is not an http(s) URL.", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, engine.ProviderError(tool, "The image endpoint's result could not be requested.", err)
+	}
+	if e.key != "" && strings.EqualFold(u.Host, e.base.Host) && strings.EqualFold(u.Scheme, e.base.Scheme) {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("imageapi: download stopped: %w", ctx.Err())
+		}
+		return nil, engine.ProviderError(tool, "The image endpoint's result could not be downloaded.", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, engine.ProviderError(tool, fmt.Sprintf("The image endpoint's result download answered %d.", res.StatusCode), nil)
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes+1))
+	if err != nil || len(data) > maxAnswerBytes {
+		return nil, engine.ProviderError(tool, "The image endpoint's result could not be downloaded whole.", err)
+	}
+	return data, nil
+}
