@@ -55,7 +55,7 @@ func (Lookbook) Can(tool string) bool { return tool == "lookbook" }
 // Note says that the local look frames are layout proofs.
 func (Lookbook) Note(tool string) string {
 	if tool == "lookbook" {
-		return "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY for generated look frames."
+		return "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."
 	}
 	return ""
 }
