@@ -3,6 +3,7 @@ package fal_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"image/color"
 	"strings"
 	"testing"
@@ -156,4 +157,68 @@ func TestLookFrames(t *testing.T) {
 func near(a, b color.NRGBA) bool {
 	d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
 	return d(a.R, b.R) < 12 && d(a.G, b.G) < 12 && d(a.B, b.B) < 12
+}
+
+// TestGenerativeOnStandIn: generate-character (from words on flux/dev, from
+// a reference on kontext) and lookbook-video (kling) against the stand-in:
+// each call's input as fal documents it, the result, and a flagged answer
+// refused plainly.
+func TestGenerativeOnStandIn(t *testing.T) {
+	frame := jpegOf(t, 400, 500)
+	cases := []struct {
+		name   string
+		req    engine.Request
+		answer faltest.Answer
+		model  string
+		input  map[string]any // fields the call must carry, as JSON decodes them
+		w, h   int
+		mime   string
+		fail   string
+	}{
+		{name: "character from words", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
+			model: "fal-ai/flux/dev", input: map[string]any{"prompt": "A tall model", "num_images": 1.0, "image_size": map[string]any{"width": 819.0, "height": 1024.0}},
+			w: 1024, h: 1024, mime: "image/jpeg"},
+		{name: "character from a reference", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
+			model: "fal-ai/flux-pro/kontext", input: map[string]any{"image_url": "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(frame),
+				"prompt": "The same person as a full-length fashion model on a plain studio background, same face and build."},
+			w: 1024, h: 1024, mime: "image/jpeg"},
+		{name: "a flagged character is refused", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "x"}},
+			answer: faltest.Answer{NSFW: true}, model: "fal-ai/flux/dev", input: map[string]any{"prompt": "x"}, fail: "safety check refused this picture"},
+		{name: "a look video from a frame", req: engine.Request{Tool: "lookbook-video", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}, Prompt: "She turns slowly."},
+			model: "fal-ai/kling-video/v2.1/standard/image-to-video", input: map[string]any{"prompt": "She turns slowly.", "duration": "5",
+				"image_url": "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(frame)},
+			w: 1280, h: 720, mime: "video/mp4"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := faltest.New(t, testKey)
+			srv.Answer(func(string, map[string]any) faltest.Answer { return c.answer })
+			e, err := fal.New(testKey, srv.URL, fal.WithPolling(time.Millisecond, time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(context.Background(), c.req)
+			subs := srv.Submits()
+			if len(subs) != 1 || subs[0].Model != c.model {
+				t.Fatalf("calls %+v; want one to %s", subs, c.model)
+			}
+			for k, v := range c.input {
+				if got := subs[0].Input[k]; fmt.Sprint(got) != fmt.Sprint(v) {
+					t.Errorf("%s = %v; want %v", k, got, v)
+				}
+			}
+			if c.fail != "" {
+				if !engine.IsInput(err) || !strings.Contains(err.Error(), c.fail) {
+					t.Fatalf("err = %v; want an input fault saying %q", err, c.fail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Mime != c.mime || res.Width != c.w || res.Height != c.h {
+				t.Errorf("result %s %dx%d; want %s %dx%d", res.Mime, res.Width, res.Height, c.mime, c.w, c.h)
+			}
+		})
+	}
 }

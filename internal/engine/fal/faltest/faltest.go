@@ -13,12 +13,14 @@
 // By default every model answers honestly: the look model
 // (nano-banana-pro/edit) at its resolution (1K, 2K, 4K on the long edge)
 // and aspect_ratio; the upscale model at its input's size times scale;
+// kling's image-to-video a 1280x720 MP4 ({video: {url, content_type}});
 // any other model 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
 package faltest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -104,7 +106,7 @@ func (s *Server) Of(model string) []Submit {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(r.URL.Path, "/")
 	if rest, ok := strings.CutPrefix(path, "cdn/"); ok {
-		s.serveFile(w, strings.TrimSuffix(rest, ".png"))
+		s.serveFile(w, strings.TrimSuffix(strings.TrimSuffix(rest, ".png"), ".mp4"))
 		return
 	}
 	if r.Header.Get("Authorization") != "Key "+s.Key {
@@ -153,6 +155,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		out := map[string]any{"images": []map[string]any{{"url": s.URL + "/cdn/" + sub.ID + ".png",
 			"width": sub.W, "height": sub.H, "content_type": "image/png", "file_name": sub.ID + ".png"}}, "description": ""}
+		if video(sub.Model) {
+			out = map[string]any{"video": map[string]any{"url": s.URL + "/cdn/" + sub.ID + ".mp4", "content_type": "video/mp4", "file_name": sub.ID + ".mp4"}}
+		}
 		if a.NSFW {
 			out["has_nsfw_concepts"] = []bool{true}
 		}
@@ -192,6 +197,8 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 			long = 1024
 		}
 		return sized(long, fmt.Sprint(input["aspect_ratio"]))
+	case video(model):
+		return 1280, 720
 	case strings.Contains(model, "esrgan"):
 		scale, _ := input["scale"].(float64)
 		u, _ := input["image_url"].(string)
@@ -219,11 +226,42 @@ func sized(long int, aspect string) (int, int) {
 	return int(math.Round(float64(long) * w / h)), long
 }
 
-// serveFile serves a submission's answer: a flat PNG in its colour.
+// video reports whether model answers a video (kling's image-to-video).
+func video(model string) bool { return strings.Contains(model, "kling-video") }
+
+// mp4 is the box skeleton of an MP4 with one w x h track (ftyp, moov >
+// mvhd, trak > tkhd, mdat): what a reader of the display size needs.
+func mp4(w, h int) []byte {
+	box := func(kind string, body ...[]byte) []byte {
+		n := 8
+		for _, b := range body {
+			n += len(b)
+		}
+		out := binary.BigEndian.AppendUint32(make([]byte, 0, n), uint32(n))
+		out = append(out, kind...)
+		for _, b := range body {
+			out = append(out, b...)
+		}
+		return out
+	}
+	tkhd := make([]byte, 84)
+	binary.BigEndian.PutUint32(tkhd[76:], uint32(w)<<16)
+	binary.BigEndian.PutUint32(tkhd[80:], uint32(h)<<16)
+	return bytes.Join([][]byte{box("ftyp", []byte("isom\x00\x00\x02\x00isomiso2mp41")),
+		box("moov", box("mvhd", make([]byte, 100)), box("trak", box("tkhd", tkhd))), box("mdat", make([]byte, 64))}, nil)
+}
+
+// serveFile serves a submission's answer: a flat PNG in its colour, or
+// for a video model an MP4 skeleton of its size.
 func (s *Server) serveFile(w http.ResponseWriter, id string) {
 	sub, ok := s.find(id)
 	if !ok {
 		http.NotFound(w, nil)
+		return
+	}
+	if video(sub.Model) {
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Write(mp4(sub.W, sub.H))
 		return
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, sub.W, sub.H))
