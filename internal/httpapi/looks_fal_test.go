@@ -61,7 +61,7 @@ func TestLookOnFal(t *testing.T) {
 		res.JSON(t, &created)
 		id := created.Look.ID
 
-		want(t, a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{"quality": "2k", "output": "feed-portrait"}), 202, "")
+		want(t, a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{"quality": "1k", "output": "web-tile"}), 202, "")
 		develop(t, a)
 		var detail struct {
 			LockDevelop struct{ Status, ResultAssetID string }
@@ -73,7 +73,7 @@ func TestLookOnFal(t *testing.T) {
 		lockFrame := detail.LockDevelop.ResultAssetID
 		want(t, a.Do(t, "POST", looksPath(id, "/lock"), k, map[string]any{"assetId": lockFrame}), 200, "")
 		keys := []string{"front", "walking", "detail", "posture:lean-wall"}
-		res = a.Do(t, "POST", looksPath(id, "/variations"), k, map[string]any{"quality": "2k", "output": "feed-portrait",
+		res = a.Do(t, "POST", looksPath(id, "/variations"), k, map[string]any{"quality": "1k", "output": "web-tile",
 			"keys": keys, "controls": map[string]string{"gaze": "away", "arms": "crossed"}})
 		want(t, res, 202, "")
 		develop(t, a)
@@ -101,12 +101,12 @@ func TestLookOnFal(t *testing.T) {
 		for i, sub := range subs {
 			urls, _ := sub.Input["image_urls"].([]any)
 			prompt, _ := sub.Input["prompt"].(string)
-			if sub.Input["aspect_ratio"] != "4:5" || sub.Input["resolution"] != "2K" || len(urls) != 3 {
+			if sub.Input["aspect_ratio"] != "1:1" || sub.Input["resolution"] != "1K" || len(urls) != 3 {
 				t.Errorf("call %d: aspect_ratio %v resolution %v with %d images", i, sub.Input["aspect_ratio"], sub.Input["resolution"], len(urls))
 				continue
 			}
 			first := uri(modelJ)
-			words := []string{"image 2 is the hero piece, a top: Silk shirt", "image 3 is a bottom: Wide trousers", "editorial fashion-magazine", "portrait frame of aspect 4:5"}
+			words := []string{"image 2 is the hero piece, a top: Silk shirt", "image 3 is a bottom: Wide trousers", "editorial fashion-magazine", "square frame of aspect 1:1"}
 			key := "lock"
 			if i == 0 {
 				words = append(words, "Image 1 is the model", "The setting: Concrete, a raw concrete wall and floor")
@@ -135,8 +135,8 @@ func TestLookOnFal(t *testing.T) {
 			r, g, bl, _ := img.At(b.Dx()/2, b.Dy()/2).RGBA()
 			c := sub.Color
 			far := func(a uint32, b uint8) bool { return max(a, uint32(b))-min(a, uint32(b)) > 12 }
-			if b.Dx() != 1638 || b.Dy() != 2048 || far(r>>8, c.R) || far(g>>8, c.G) || far(bl>>8, c.B) {
-				t.Errorf("%s: the frame is %dx%d centred %d,%d,%d; want the model's answer %v at 1638x2048", key, b.Dx(), b.Dy(), r>>8, g>>8, bl>>8, c)
+			if b.Dx() != 1024 || b.Dy() != 1024 || far(r>>8, c.R) || far(g>>8, c.G) || far(bl>>8, c.B) {
+				t.Errorf("%s: the frame is %dx%d centred %d,%d,%d; want the model's answer %v at 1024x1024", key, b.Dx(), b.Dy(), r>>8, g>>8, bl>>8, c)
 			}
 		}
 
