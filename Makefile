@@ -15,7 +15,11 @@ bench:
 	go test -run='^$$' -bench=. -benchmem ./...
 
 # The ledger model test at length, outside CI (issue 18): 1,000,000 random steps on each engine,
-# purchases, renewals, expiries and holds interleaved. Starts a throwaway PostgreSQL.
+# purchases, renewals, expiries and holds interleaved; the touched house audited whole every AUDIT
+# steps (default 1000), cheap checks of what each step touched in between. ENGINE=sqlite or
+# ENGINE=postgres runs one engine (default both); PostgreSQL is a throwaway one started here.
+#   make ledger-model ENGINE=sqlite STEPS=100000
 ledger-model:
-	eval "$$(bash scripts/pg.sh start $${TMPDIR:-/tmp}/studio-pg-model)" && \
-	go test -run '^TestLedgerModel$$' -v -count=1 -timeout 0 ./internal/sqlstore -ledger.steps=$${STEPS:-1000000}
+	$(if $(filter sqlite,$(ENGINE)),,eval "$$(bash scripts/pg.sh start $${TMPDIR:-/tmp}/studio-pg-model)" &&) \
+	go test -run '^TestLedgerModel$$$(if $(ENGINE),/^$(ENGINE)$$)' -v -count=1 -timeout 0 ./internal/sqlstore \
+		-ledger.steps=$${STEPS:-1000000} -ledger.audit=$${AUDIT:-1000} -ledger.progress=$${PROGRESS:-50000}

@@ -3,11 +3,17 @@ package sqlstore
 // A seeded model test of the ledger: random sequences of grants, top-ups,
 // holds, multi-frame holds, posts, voids (repeated ones too) and clock moves
 // that expire grants, run against the store and against a small in-memory
-// model of DECISIONS §4. After every step the touched house's balance parts,
-// hold list and per-credit remainders must equal the model's, every refusal
-// must carry the model's need and spendable, and CheckLedger must pass.
+// model of DECISIONS §4. After every step the touched house's balance parts
+// and hold list, and the rows the step wrote (its credits' remainders, its
+// holds' states), must equal the model's, and every refusal must carry the
+// model's need and spendable. Every -ledger.audit steps the touched house is
+// audited whole (CheckLedger's invariants and every credit's remainder), every
+// house every 250 audits and at the end. Up to 20,000 steps the audit runs
+// every step; a long run (make ledger-model, 1,000,000 steps) audits every
+// 1,000, since a whole-house audit grows with the house's history.
 //
 //	go test -run TestLedgerModel -v ./internal/sqlstore -ledger.seed=7 -ledger.steps=20000
+//	go test -run 'TestLedgerModel/sqlite' -v ./internal/sqlstore -ledger.steps=1000000 -ledger.audit=1000
 
 import (
 	"cmp"
@@ -29,9 +35,22 @@ import (
 )
 
 var (
-	ledgerSeed  = flag.Uint64("ledger.seed", 0, "seed of the ledger model test (0: LEDGER_SEED, else 1)")
-	ledgerSteps = flag.Int("ledger.steps", 0, "random steps of the ledger model test per engine (0: 3000 on SQLite and 1000 on PostgreSQL; 2000 and 500 under -race; 300 with -short)")
+	ledgerSeed       = flag.Uint64("ledger.seed", 0, "seed of the ledger model test (0: LEDGER_SEED, else 1)")
+	ledgerSteps      = flag.Int("ledger.steps", 0, "random steps of the ledger model test per engine (0: 3000 on SQLite and 1000 on PostgreSQL; 2000 and 500 under -race; 300 with -short)")
+	ledgerProgress   = flag.Int("ledger.progress", 0, "log the ledger model test's progress every N steps (0: never)")
+	ledgerAuditEvery = flag.Int("ledger.audit", 0, "audit the touched house whole every N steps of the ledger model test, every house every 250·N (0: every step up to 20,000 steps, else every 1,000)")
 )
+
+// ledgerModelAudit is the number of steps between whole-house audits.
+func ledgerModelAudit(steps int) int {
+	switch {
+	case *ledgerAuditEvery > 0:
+		return *ledgerAuditEvery
+	case steps <= 20000:
+		return 1
+	}
+	return 1000
+}
 
 func ledgerModelSeed() uint64 {
 	if *ledgerSeed != 0 {
@@ -68,6 +87,13 @@ type mCredit struct {
 	expires           int64 // Unix ms; 0: never
 	created           int64
 	plan              bool // a plan period's grant (rolls over up to the plan's multiple)
+	active            bool // listed in the house's active credits
+}
+
+// mReserved is what a hold reserved on one credit.
+type mReserved struct {
+	c *mCredit
+	n int64
 }
 
 type mHold struct {
@@ -75,14 +101,19 @@ type mHold struct {
 	tokens   int64
 	state    ledger.HoldState
 	created  int64
-	reserved map[string]int64
+	reserved []mReserved // one entry per credit: a hold walks the credits in order
 }
 
+// mHouse is a house of the model. Every list but active and pending only
+// grows; those two keep the model's step cheap on a long run, as the store's
+// partial indexes keep its step cheap.
 type mHouse struct {
 	id           string
-	credits      []*mCredit
-	holds        []*mHold
-	subscription string // the provider's subscription the plan mirrors; "" for a trial
+	credits      []*mCredit // every credit, for the audit
+	active       []*mCredit // a superset of the live credits with unreserved tokens
+	holds        []*mHold   // every hold
+	pending      []*mHold   // the pending holds
+	subscription string     // the provider's subscription the plan mirrors; "" for a trial
 }
 
 type model struct {
@@ -92,14 +123,32 @@ type model struct {
 
 func (c *mCredit) live(now int64) bool { return c.expires == 0 || c.expires > now }
 
-// spendingOrder sorts live credits as the store spends them.
-func (h *mHouse) spendingOrder(now int64) []*mCredit {
-	var out []*mCredit
-	for _, c := range h.credits {
+// addCredit records a new credit.
+func (h *mHouse) addCredit(c *mCredit) {
+	c.active = true
+	h.credits = append(h.credits, c)
+	h.active = append(h.active, c)
+}
+
+// compact drops from the active list the credits spent or expired at now
+// (the clock only moves forward; a void puts a credit back).
+func (h *mHouse) compact(now int64) {
+	kept := h.active[:0]
+	for _, c := range h.active {
 		if c.available > 0 && c.live(now) {
-			out = append(out, c)
+			kept = append(kept, c)
+		} else {
+			c.active = false
 		}
 	}
+	clear(h.active[len(kept):])
+	h.active = kept
+}
+
+// spendingOrder sorts live credits as the store spends them.
+func (h *mHouse) spendingOrder(now int64) []*mCredit {
+	h.compact(now)
+	out := slices.Clone(h.active)
 	slices.SortFunc(out, func(a, b *mCredit) int {
 		rank := func(c *mCredit) (int, int) {
 			k, never := 0, 0
@@ -121,28 +170,22 @@ func (h *mHouse) spendingOrder(now int64) []*mCredit {
 
 func (h *mHouse) balance(now int64) ledger.Balance {
 	var b ledger.Balance
-	byID := map[string]*mCredit{}
-	for _, c := range h.credits {
-		byID[c.id] = c
-		if c.live(now) {
-			b.Balance += c.available
-			if c.kind == ledger.Grant {
-				b.Grant += c.available
-			} else {
-				b.Topup += c.available
-			}
+	h.compact(now)
+	for _, c := range h.active {
+		b.Balance += c.available
+		if c.kind == ledger.Grant {
+			b.Grant += c.available
+		} else {
+			b.Topup += c.available
 		}
 	}
-	for _, hd := range h.holds {
-		if hd.state != ledger.Pending {
-			continue
-		}
+	for _, hd := range h.pending {
 		b.Held += hd.tokens
-		for id, n := range hd.reserved {
-			if byID[id].kind == ledger.Grant {
-				b.Grant += n
+		for _, r := range hd.reserved {
+			if r.c.kind == ledger.Grant {
+				b.Grant += r.n
 			} else {
-				b.Topup += n
+				b.Topup += r.n
 			}
 		}
 	}
@@ -171,18 +214,19 @@ func (m *model) take(h *mHouse, hs []ledger.Hold, now int64) (code string, need,
 	}
 	next := 0
 	for _, x := range hs {
-		hd := &mHold{id: x.ID, job: x.JobID, tokens: x.Tokens, state: ledger.Pending, created: now, reserved: map[string]int64{}}
+		hd := &mHold{id: x.ID, job: x.JobID, tokens: x.Tokens, state: ledger.Pending, created: now}
 		for left := x.Tokens; left > 0; {
 			c := credits[next]
 			n := min(left, c.available)
 			c.available -= n
-			hd.reserved[c.id] += n
+			hd.reserved = append(hd.reserved, mReserved{c, n})
 			left -= n
 			if c.available == 0 {
 				next++
 			}
 		}
 		h.holds = append(h.holds, hd)
+		h.pending = append(h.pending, hd)
 		if x.JobID != "" {
 			m.jobs[x.JobID] = true
 		}
@@ -191,18 +235,30 @@ func (m *model) take(h *mHouse, hs []ledger.Hold, now int64) (code string, need,
 }
 
 // resolve is the model of resolveHoldTx.
-func (m *model) resolve(h *mHouse, hd *mHold, to ledger.HoldState) (code, state string) {
+func (m *model) resolve(h *mHouse, hd *mHold, to ledger.HoldState, now int64) (code, state string) {
 	if hd.state != ledger.Pending {
 		return "HOLD_RESOLVED", string(hd.state)
 	}
 	hd.state = to
+	i := slices.Index(h.pending, hd)
+	h.pending = slices.Delete(h.pending, i, i+1)
 	if to == ledger.Voided {
-		for _, c := range h.credits {
-			c.available += hd.reserved[c.id]
+		for _, r := range hd.reserved {
+			r.c.available += r.n
+			if !r.c.active && r.c.live(now) {
+				r.c.active = true
+				h.active = append(h.active, r.c)
+			}
 		}
 	}
 	return "", ""
 }
+
+// maxPending bounds a house's open holds, as a house's queue does: a house
+// that has as many settles one instead of taking more. Without it open holds
+// would pile up (a step takes 1.75 holds on average, and resolves at most
+// one), and a long run would read an ever longer list of them every step.
+const maxPending = 40
 
 // The test.
 
@@ -210,6 +266,7 @@ func TestLedgerModel(t *testing.T) {
 	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
 		seed := ledgerModelSeed()
 		steps := ledgerModelSteps(e.name)
+		every := ledgerModelAudit(steps)
 		ctx := context.Background()
 		clock := newLedgerClock()
 		db := openLedgerDB(t, e, clock.Now)
@@ -218,12 +275,17 @@ func TestLedgerModel(t *testing.T) {
 		for range 16 { // several houses: isolation is part of the test, and each house's audit stays small
 			_, id := newLedgerHouse(t, db)
 			now := clock.Now()
-			m.houses = append(m.houses, &mHouse{id: id, credits: []*mCredit{{
+			h := &mHouse{id: id}
+			h.addCredit(&mCredit{
 				id: signupCredit(t, db, id), kind: ledger.Grant, amount: ledger.SignupTokens, available: ledger.SignupTokens,
 				expires: now.Add(ledger.TrialLength).UnixMilli(), created: now.UnixMilli(),
-			}}})
+			})
+			m.houses = append(m.houses, h)
 		}
-		var tally struct{ grants, topups, orders, holds, multi, refused, dup, posts, voids, again, expiries int }
+		var tally struct {
+			grants, topups, orders, holds, multi, refused, dup, posts, voids, again, expiries int
+			audits, checks                                                                    int
+		}
 		start := time.Now()
 		for step := range steps {
 			clock.Advance(time.Millisecond) // distinct instants: the order of credits never rests on their ids
@@ -234,6 +296,9 @@ func TestLedgerModel(t *testing.T) {
 			var wantCode string
 			var wantNeed, wantSpend int64
 			var wantState string
+			credits0 := len(h.credits)
+			var touched []*mHold // holds the step wrote or tried to resolve
+			var absent []string  // holds the step must not have written
 			switch r := rng.IntN(100); {
 			case r < 14: // a grant, sometimes dated
 				c := ledger.NewGrant(1+rng.Int64N(40), ledger.SourceAdmin, nil)
@@ -247,7 +312,7 @@ func TestLedgerModel(t *testing.T) {
 				if c.ExpiresAt != nil {
 					mc.expires = c.ExpiresAt.UnixMilli()
 				}
-				h.credits = append(h.credits, mc)
+				h.addCredit(mc)
 				tally.grants++
 			case r < 20: // a provider's paid order: a purchase, a subscription's first payment or a renewal, replayed now and then
 				var orders int
@@ -257,9 +322,9 @@ func TestLedgerModel(t *testing.T) {
 				c := ledger.NewTopUp(1+rng.Int64N(40), "")
 				what = fmt.Sprintf("top-up %d", c.Tokens)
 				err = db.AddCredit(ctx, h.id, c)
-				h.credits = append(h.credits, &mCredit{id: c.ID, kind: ledger.TopUp, amount: c.Tokens, available: c.Tokens, created: now})
+				h.addCredit(&mCredit{id: c.ID, kind: ledger.TopUp, amount: c.Tokens, available: c.Tokens, created: now})
 				tally.topups++
-			case r < 55: // one hold or a multi-frame request, now and then reusing a job
+			case r < 55 && len(h.pending) < maxPending: // one hold or a multi-frame request, now and then reusing a job
 				n := 1
 				if rng.IntN(4) == 0 {
 					n = 2 + rng.IntN(5)
@@ -287,9 +352,20 @@ func TestLedgerModel(t *testing.T) {
 					wantNeed, wantSpend = need, spend
 					tally.refused++
 				}
+				if wantCode == "" {
+					touched = h.holds[len(h.holds)-n:]
+				} else {
+					for _, x := range hs {
+						absent = append(absent, x.ID)
+					}
+				}
 				tally.holds += n
-			case r < 88 && len(h.holds) > 0: // post or void any hold, pending or not
+			case r < 88 && len(h.holds) > 0: // post or void a pending hold, or any hold; a house at maxPending settles instead of taking
 				hd := h.holds[rng.IntN(len(h.holds))]
+				if len(h.pending) > 0 && rng.IntN(4) > 0 { // open holds get settled, as a house's jobs end
+					hd = h.pending[rng.IntN(len(h.pending))]
+				}
+				touched = []*mHold{hd}
 				to := ledger.Posted
 				if rng.IntN(2) == 0 {
 					to = ledger.Voided
@@ -300,7 +376,7 @@ func TestLedgerModel(t *testing.T) {
 				} else {
 					err = db.VoidHold(ctx, h.id, hd.id)
 				}
-				wantCode, wantState = m.resolve(h, hd, to)
+				wantCode, wantState = m.resolve(h, hd, to, now)
 				switch {
 				case wantCode != "":
 					tally.again++
@@ -338,19 +414,32 @@ func TestLedgerModel(t *testing.T) {
 					t.Fatalf("seed %d step %d (%s): state %v; want %s", seed, step, what, e.Fields["state"], wantState)
 				}
 			}
-			compareHouse(t, db, h, clock.Now().UnixMilli(), fmt.Sprintf("seed %d step %d (%s)", seed, step, what))
-			if step%250 == 0 {
+			where := fmt.Sprintf("seed %d step %d (%s)", seed, step, what)
+			if step%every == 0 {
+				compareHouse(t, db, h, clock.Now().UnixMilli(), where)
+				tally.audits++
+			} else {
+				checkStep(t, db, h, clock.Now().UnixMilli(), where, h.credits[credits0:], touched, absent)
+				tally.checks++
+			}
+			if step%(250*every) == 0 {
 				for _, o := range m.houses {
 					compareHouse(t, db, o, clock.Now().UnixMilli(), fmt.Sprintf("seed %d step %d (sweep)", seed, step))
+					tally.audits++
 				}
+			}
+			if *ledgerProgress > 0 && (step+1)%*ledgerProgress == 0 {
+				t.Logf("ledger model on %s: %d steps in %v", e.name, step+1, time.Since(start).Round(time.Second))
 			}
 		}
 		for _, o := range m.houses {
 			compareHouse(t, db, o, clock.Now().UnixMilli(), fmt.Sprintf("seed %d end", seed))
+			tally.audits++
 		}
-		t.Logf("ledger model on %s: seed %d, %d random steps in %v: %d grants, %d top-ups, %d paid orders, %d holds (%d multi-frame requests, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves",
-			e.name, seed, steps, time.Since(start).Round(time.Millisecond), tally.grants, tally.topups, tally.orders, tally.holds, tally.multi, tally.refused,
-			tally.dup, tally.posts, tally.voids, tally.again, tally.expiries)
+		took := time.Since(start)
+		t.Logf("ledger model on %s: seed %d, %d random steps in %v (%.0f steps/s): %d grants, %d top-ups, %d paid orders, %d holds (%d multi-frame requests, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves; %d whole-house audits (every %d steps), %d per-step checks",
+			e.name, seed, steps, took.Round(time.Millisecond), float64(steps)/took.Seconds(), tally.grants, tally.topups, tally.orders, tally.holds, tally.multi, tally.refused,
+			tally.dup, tally.posts, tally.voids, tally.again, tally.expiries, tally.audits, every, tally.checks)
 	})
 }
 
@@ -378,6 +467,21 @@ func compareHouse(t *testing.T, db *DB, h *mHouse, now int64, where string) {
 	if partsOf(got) != partsOf(want) {
 		t.Fatalf("%s: house %s balance %+v; the model says %+v", where, h.id, partsOf(got), partsOf(want))
 	}
+	compareOpenHolds(t, got, h, where)
+	for _, c := range h.credits {
+		if n, ok := audit.available[c.id]; !ok || n != c.available {
+			t.Fatalf("%s: credit %s has %d unreserved (stored: %v); the model says %d", where, c.id, n, ok, c.available)
+		}
+	}
+	if len(audit.available) != len(h.credits) {
+		t.Fatalf("%s: %d credits stored; the model has %d", where, len(audit.available), len(h.credits))
+	}
+}
+
+// compareOpenHolds checks the balance's list of open holds against the
+// model's pending holds.
+func compareOpenHolds(t *testing.T, got ledger.Balance, h *mHouse, where string) {
+	t.Helper()
 	type key struct {
 		created, tokens int64
 		job             bool
@@ -389,10 +493,8 @@ func compareHouse(t *testing.T, db *DB, h *mHouse, now int64, where string) {
 		}
 		gotKeys = append(gotKeys, key{g.CreatedAt.UnixMilli(), g.Tokens, g.JobID != nil})
 	}
-	for _, hd := range h.holds {
-		if hd.state == ledger.Pending {
-			wantKeys = append(wantKeys, key{hd.created, hd.tokens, hd.job != ""})
-		}
+	for _, hd := range h.pending {
+		wantKeys = append(wantKeys, key{hd.created, hd.tokens, hd.job != ""})
 	}
 	byKey := func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.tokens, b.tokens), cmp.Compare(fmt.Sprint(a.job), fmt.Sprint(b.job)))
@@ -402,12 +504,46 @@ func compareHouse(t *testing.T, db *DB, h *mHouse, now int64, where string) {
 	if !slices.Equal(gotKeys, wantKeys) {
 		t.Fatalf("%s: open holds %v; the model's are %v", where, gotKeys, wantKeys)
 	}
-	for _, c := range h.credits {
-		if n, ok := audit.available[c.id]; !ok || n != c.available {
-			t.Fatalf("%s: credit %s has %d unreserved (stored: %v); the model says %d", where, c.id, n, ok, c.available)
+}
+
+// checkStep is the check after a step between audits, reading only what
+// the step could have changed: the house's balance parts and open holds (the
+// balance's own path, on the partial indexes), the credits the step wrote,
+// the holds it wrote or resolved and the credits they reserved, and the
+// holds a refused request must not have written.
+func checkStep(t *testing.T, db *DB, h *mHouse, now int64, where string, credits []*mCredit, holds []*mHold, absent []string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := db.Balance(ctx, h.id)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	if want := h.balance(now); partsOf(got) != partsOf(want) {
+		t.Fatalf("%s: house %s balance %+v; the model says %+v", where, h.id, partsOf(got), partsOf(want))
+	}
+	compareOpenHolds(t, got, h, where)
+	credit := func(c *mCredit) {
+		var n int64
+		if err := db.read().QueryRow(ctx, `SELECT available FROM ledger_credits WHERE organization_id = ? AND id = ?`,
+			h.id, c.id).Scan(&n); err != nil || n != c.available {
+			t.Fatalf("%s: credit %s has %d unreserved (%v); the model says %d", where, c.id, n, err, c.available)
 		}
 	}
-	if len(audit.available) != len(h.credits) {
-		t.Fatalf("%s: %d credits stored; the model has %d", where, len(audit.available), len(h.credits))
+	for _, c := range credits {
+		credit(c)
+	}
+	for _, hd := range holds {
+		got, err := db.Hold(ctx, h.id, hd.id)
+		if err != nil || got.State != hd.state || got.Tokens != hd.tokens {
+			t.Fatalf("%s: hold %s is %+v (%v); the model's is %s of %d", where, hd.id, got, err, hd.state, hd.tokens)
+		}
+		for _, r := range hd.reserved {
+			credit(r.c)
+		}
+	}
+	for _, id := range absent {
+		if _, err := db.Hold(ctx, h.id, id); !isCode(err, errs.NotFound) {
+			t.Fatalf("%s: a refused hold %s was written (%v)", where, id, err)
+		}
 	}
 }

@@ -56,8 +56,9 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 	want := tokens
 	if kind == billing.KindSubscription {
 		var live int64
-		for _, c := range h.credits {
-			if c.plan && c.available > 0 && (c.expires == 0 || c.expires > now) {
+		h.compact(now)
+		for _, c := range h.active {
+			if c.plan {
 				live += c.available
 			}
 		}
@@ -76,7 +77,7 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 		if kind == billing.KindSubscription {
 			c.kind, c.plan = ledger.Grant, true
 		}
-		h.credits = append(h.credits, c)
+		h.addCredit(c)
 	}
 	for range rng.IntN(3) { // the provider retries: the same delivery, or the same order under a new webhook-id
 		id := delivery
