@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -154,35 +155,53 @@ func TestDevelopFailureReleases(t *testing.T) {
 // scene, which the local engine cannot separate cleanly, is not delivered:
 // the job fails with a plain reason, its hold is voided and no frame lands.
 func TestDevelopRefusedFrameChargesNothing(t *testing.T) {
+	photo, err := os.ReadFile("testdata/coffee.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		image []byte
+	}{
+		{"a café-like clutter", cafeJPEG(t, 480, 360)},
+		// skimage's coffee.png (CC0): an espresso cup and saucer on a
+		// wooden table, re-encoded as a JPEG; a packshot of it came back
+		// shredded, done and charged before issue 17.
+		{"the café photograph", photo},
+	}
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
-		owner := a.SignUp(t, "cafe")
-		k := a.Key(t, owner, "member")
-		res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "packshot", "image", cafeJPEG(t, 480, 360), "quality", "1k"))
-		if res.Status != http.StatusAccepted {
-			t.Fatalf("submit: %d %s", res.Status, res.Body)
-		}
-		if b := houseBalance(t, a, owner.HouseID); b.Held == 0 {
-			t.Fatalf("balance %+v; want the packshot held while queued", b)
-		}
-		before := assetCount(t, a, k)
-		develop(t, a)
-		var jobs JobsResult
-		a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
-		if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "failed" || jobs.Jobs[0].Error == nil {
-			t.Fatalf("jobs = %+v; want one failed", jobs.Jobs)
-		}
-		if msg := *jobs.Jobs[0].Error; !strings.Contains(msg, "separated") {
-			t.Errorf("error %q; want the plain reason that no subject could be separated", msg)
-		}
-		if jobs.Jobs[0].ResultAssetID != "" {
-			t.Errorf("a refused frame has a result %q", jobs.Jobs[0].ResultAssetID)
-		}
-		if b := houseBalance(t, a, owner.HouseID); b.Balance != 60 || b.Held != 0 {
-			t.Errorf("balance %+v; want nothing charged and nothing held", b)
-		}
-		if n := assetCount(t, a, k); n != before {
-			t.Errorf("assets %d after the refusal, %d before; want no frame stored", n, before)
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				owner := a.SignUp(t, "cafe")
+				k := a.Key(t, owner, "member")
+				res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "packshot", "image", c.image, "quality", "1k"))
+				if res.Status != http.StatusAccepted {
+					t.Fatalf("submit: %d %s", res.Status, res.Body)
+				}
+				if b := houseBalance(t, a, owner.HouseID); b.Held == 0 {
+					t.Fatalf("balance %+v; want the packshot held while queued", b)
+				}
+				before := assetCount(t, a, k)
+				develop(t, a)
+				var jobs JobsResult
+				a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+				if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "failed" || jobs.Jobs[0].Error == nil {
+					t.Fatalf("jobs = %+v; want one failed", jobs.Jobs)
+				}
+				if msg := *jobs.Jobs[0].Error; !strings.Contains(msg, "separated") {
+					t.Errorf("error %q; want the plain reason that no subject could be separated", msg)
+				}
+				if jobs.Jobs[0].ResultAssetID != "" {
+					t.Errorf("a refused frame has a result %q", jobs.Jobs[0].ResultAssetID)
+				}
+				if b := houseBalance(t, a, owner.HouseID); b.Balance != 60 || b.Held != 0 {
+					t.Errorf("balance %+v; want nothing charged and nothing held", b)
+				}
+				if n := assetCount(t, a, k); n != before {
+					t.Errorf("assets %d after the refusal, %d before; want no frame stored", n, before)
+				}
+			})
 		}
 	})
 }

@@ -140,6 +140,11 @@ func composeLook(ctx context.Context, r engine.Request, w, h int, f framing) (*i
 	if f.swatches {
 		swatches(ground, d)
 	}
+	if f.card {
+		if err := poseCard(ground, r); err != nil {
+			return nil, engine.ProviderError(r.Tool, "The local engine failed on this look.", err)
+		}
+	}
 	return ground, alive(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,6 +31,7 @@ type framing struct {
 	fill, axis    float64
 	swatches      bool // the other pieces in a column at the right edge
 	mirror, piece bool // mirrored (back); the hero piece's own asset (detail)
+	card          bool // the posture's words on a card at the right (posture keys)
 }
 
 var (
@@ -39,11 +41,17 @@ var (
 	halfLength    = framing{name: "half length", top: -0.05, bottom: 0.5, fill: 0.96, axis: 0.5}
 	headShoulders = framing{name: "head and shoulders", top: -0.05, bottom: 0.3, fill: 0.96, axis: 0.5}
 	pieceDetail   = framing{name: "hero piece at full resolution", piece: true}
+	// postureCard is a posture key's framing: the proof cannot pose the
+	// figure, so it stands full length off-centre beside a card that
+	// writes out the pose it was asked for (the posture's definition and
+	// its stored controls), which a generating provider would render.
+	postureCard = framing{name: "full length beside the pose card", top: 0, bottom: 1, fill: 0.8, axis: 0.3, card: true}
 )
 
 // keyFramings is the framing of each variation key: the proof moves no
 // limbs, so a key names a framing of the material, never a pose; a
-// posture key, and any key not listed, is full length.
+// posture key stands beside its pose card (postureCard), and any key not
+// listed is full length.
 var keyFramings = map[string]framing{
 	"front":         fullLength,
 	"back":          {name: "full length, mirrored", top: 0, bottom: 1, fill: 0.88, axis: 0.5, swatches: true, mirror: true},
@@ -72,7 +80,7 @@ func frameOf(r engine.Request) (framing, string) {
 		return headShoulders, ProofMark + " · detail without a piece: " + headShoulders.name
 	}
 	if id, ok := strings.CutPrefix(key, posturePrefix); ok {
-		return fullLength, ProofMark + " · posture " + id + " not rendered, " + fullLength.name
+		return postureCard, ProofMark + " · posture " + id + " not rendered: " + postureCard.name
 	}
 	f, ok := keyFramings[key]
 	if !ok {
@@ -227,6 +235,80 @@ func pieceFrame(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, 
 	y0 := math.Max(0, math.Min(cy-wh/2, float64(piece.Rect.Dy())-wh))
 	win := image.Rect(int(x0), int(y0), int(math.Round(x0+ww)), int(math.Round(y0+wh))).Intersect(piece.Rect)
 	return imaging.Fill(flatten(imaging.Crop(piece, win)), w, h, imaging.Center, imaging.Lanczos), nil
+}
+
+// poseCard writes what a posture key asked for on a light card in the
+// right part of the frame: "POSE, not rendered", the posture's definition
+// (params.posture) and its stored controls (params.control.*), wrapped to
+// the card's width.
+func poseCard(img *image.NRGBA, r engine.Request) error {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	card := image.Rect(int(0.58*float64(w)), int(0.06*float64(h)), int(0.95*float64(w)), int(0.06*float64(h)))
+	size := max(8, 0.03*float64(h))
+	pad := int(0.6 * size)
+	f, err := markFace()
+	if err != nil {
+		return err
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		return err
+	}
+	defer face.Close()
+	lines := []string{"POSE, not rendered"}
+	text := oneLineText(r.Param("posture"))
+	if text == "" {
+		text = "a natural fashion pose"
+	}
+	lines = append(lines, wrapWords(face, text, card.Dx()-2*pad)...)
+	var controls []string
+	for k, v := range r.Params {
+		if axis, ok := strings.CutPrefix(k, "control."); ok && v != "" {
+			controls = append(controls, axis+": "+oneLineText(v))
+		}
+	}
+	slices.Sort(controls)
+	for _, c := range controls {
+		lines = append(lines, wrapWords(face, c, card.Dx()-2*pad)...)
+	}
+	if len(lines) > 14 {
+		lines = append(lines[:13], "...")
+	}
+	step := int(1.35 * size)
+	card.Max.Y = card.Min.Y + 2*pad + step*len(lines)
+	draw.Draw(img, card, image.NewUniform(color.NRGBA{R: 250, G: 248, B: 242, A: 230}), image.Point{}, draw.Over)
+	ink := image.NewUniform(color.NRGBA{R: 24, G: 24, B: 24, A: 255})
+	for i, line := range lines {
+		dr := font.Drawer{Dst: img, Src: ink, Face: face,
+			Dot: fixed.P(card.Min.X+pad, card.Min.Y+pad+step*i+int(size))}
+		dr.DrawString(line)
+	}
+	return nil
+}
+
+// oneLineText folds runs of white space (new lines included) to one space.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// wrapWords breaks text into lines no wider than width in face; a word
+// wider than the line stands alone.
+func wrapWords(face font.Face, text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		next := word
+		if line != "" {
+			next = line + " " + word
+		}
+		if line != "" && font.MeasureString(face, next).Ceil() > width {
+			lines = append(lines, line)
+			next = word
+		}
+		line = next
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // markFace is the mark's typeface, Go Bold, parsed once.
