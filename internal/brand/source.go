@@ -37,10 +37,13 @@ func (s *Service) Source() job.Source {
 	})
 }
 
-// MarkLine is the prompt's line for a riding mark.
+// MarkLine is the prompt's line for a riding mark. It claims no picture:
+// an engine whose model takes the marks as pictures names them by position
+// itself (lookbrief.MarkWords); to any other model the mark rides as these
+// words alone.
 func MarkLine(m Mark) string {
 	var b strings.Builder
-	b.WriteString("Logo rendition " + m.Filename + " (reference image), reproduced exactly in " + m.Material)
+	b.WriteString("Logo rendition " + m.Filename + ", reproduced exactly in " + m.Material)
 	if m.Placement != nil && *m.Placement != "" {
 		b.WriteString(", placed " + *m.Placement)
 	}

@@ -18,10 +18,12 @@ type Shape struct {
 	Width, Height int
 }
 
-// Input is the bytes of one house asset (jpeg, png or webp) in a role.
+// Input is the bytes of one house asset (jpeg, png or webp) in a role;
+// AssetID names the asset, for the record of what a provider was sent.
 type Input struct {
-	Role string
-	Data []byte
+	Role    string
+	Data    []byte
+	AssetID string
 }
 
 // Request is one develop: a tool, its inputs by role (DECISIONS §5; "garment"
@@ -29,7 +31,11 @@ type Input struct {
 // Prompt is the direction the house gave (brand clause, standing notes, the
 // frame's own prompt, direction and correction, composed by job.Director),
 // which an engine passes to models that take a prompt; References ride with
-// it. The local engine reads neither: it cannot follow words.
+// it, as pictures after the request's own to models that take several
+// (Marks). The local engine reads neither: it cannot follow words.
+//
+// Record, when set, hears what the engine sends its provider, right before
+// it is sent (the local engine: what it would send); Tell calls it.
 type Request struct {
 	Tool       string
 	Inputs     []Input
@@ -38,16 +44,86 @@ type Request struct {
 	Shape      *Shape // nil keeps the input's own aspect
 	Prompt     string
 	References []Reference
+	Record     func(Sent)
 }
 
 // Reference is a picture or text that rides with a develop (a logo
 // rendition and its material, a cast model's sheet): its role, a label,
-// its text and its bytes (nil for a text-only reference).
+// its text, its bytes (nil for a text-only reference) and the house asset
+// they are.
 type Reference struct {
-	Role  string
-	Label string
-	Text  string
-	Data  []byte
+	Role    string
+	Label   string
+	Text    string
+	Data    []byte
+	AssetID string
+}
+
+// Sent is what a provider was asked (the local engine: what it would be
+// asked): the words exactly as sent ("" for a model that takes none) and
+// the pictures in the order the provider received them. It names pictures
+// by role, label and house asset, never by their bytes or a URL.
+type Sent struct {
+	Prompt string
+	Refs   []SentRef
+}
+
+// SentRef is one picture a provider received: its role ("image", "model",
+// "item", "base", "mark"...), label, text (a mark's material) and asset.
+type SentRef struct {
+	Role    string
+	Label   string
+	Text    string
+	AssetID string
+}
+
+// Tell hands s to r.Record, when set.
+func (r Request) Tell(s Sent) {
+	if r.Record != nil {
+		r.Record(s)
+	}
+}
+
+// Composed is what an engine that builds no prompt of its own would send:
+// the direction as composed, the inputs in order, then the riding marks.
+// The local engine records it as what it would send.
+func (r Request) Composed() Sent {
+	s := Sent{Prompt: r.Prompt, Refs: r.InputsSent()}
+	for _, m := range r.Marks() {
+		s.Refs = append(s.Refs, m.Sent())
+	}
+	return s
+}
+
+// Marks are the references that ride as pictures (those with bytes), in order.
+func (r Request) Marks() []Reference {
+	var out []Reference
+	for _, ref := range r.References {
+		if len(ref.Data) > 0 {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// Sent names the input as a picture sent.
+func (in Input) Sent() SentRef { return SentRef{Role: in.Role, AssetID: in.AssetID} }
+
+// Sent names the reference as a picture sent.
+func (ref Reference) Sent() SentRef {
+	return SentRef{Role: ref.Role, Label: ref.Label, Text: ref.Text, AssetID: ref.AssetID}
+}
+
+// InputsSent names the request's inputs in the roles given, in order
+// (every input when none is given), as pictures sent.
+func (r Request) InputsSent(roles ...string) []SentRef {
+	var out []SentRef
+	for _, in := range r.Inputs {
+		if len(roles) == 0 || slices.Contains(roles, in.Role) {
+			out = append(out, in.Sent())
+		}
+	}
+	return out
 }
 
 // Input returns the data of the first input in role, if any.

@@ -23,13 +23,15 @@ type CostsQuery struct {
 
 // AdminRunsQuery is the query of the operators' develops list.
 type AdminRunsQuery struct {
+	ID    string `query:"id" refuse:"NOT_FOUND" description:"One develop (a job id, any house), with the prompt and pictures its provider was sent; an unknown id is the one 404."`
 	State string `query:"state" enum:"active,failed,all" default:"all" description:"active: runs still queued or developing; failed: runs with a failed frame."`
 	Limit int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
 }
 
-// AdminRunsBody lists develop runs of every house.
+// AdminRunsBody lists develop runs of every house, or is one develop.
 type AdminRunsBody struct {
-	Runs []ops.HouseRun `json:"runs" description:"Newest first, over the last 30 days."`
+	Runs    []ops.HouseRun `json:"runs,omitzero" description:"Without id: newest first, over the last 30 days."`
+	Develop *ops.Develop   `json:"develop,omitempty" description:"With id: that develop and what its provider was sent."`
 }
 
 // EmailsQuery is the query of the e-mail log read.
@@ -91,6 +93,13 @@ func (s *Server) adminCosts(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) adminDevelops(w http.ResponseWriter, r *http.Request) error {
 	q := queryOf[AdminRunsQuery](r)
+	if q.ID != "" {
+		d, err := s.svc.Ops.Develop(r.Context(), auth.From(r.Context()), q.ID)
+		if err != nil {
+			return err
+		}
+		return encode(w, http.StatusOK, AdminRunsBody{Develop: &d})
+	}
 	runs, err := s.svc.Ops.Develops(r.Context(), auth.From(r.Context()), q.State, q.Limit)
 	if err != nil {
 		return err
@@ -217,8 +226,8 @@ func (s *Server) adminRoutes() []Route {
 			Errors: []*errs.Error{ops.ErrBadAction, ops.ErrItemRequired, ops.ErrUnknownItem, ops.ErrTargetRequired, ledger.ErrUserNotFound}, Handler: s.adminAccess},
 		{Method: "GET", Path: "/api/toolkit/admin/ai-costs", Class: PlatformAdmin, Tag: "admin", Summary: "What the work cost: settled tokens and stated provider costs, by tool and by day",
 			Query: CostsQuery{}, Out: []Out{{Status: 200, Body: ops.Costs{}}}, Errors: []*errs.Error{errBadDays}, Handler: s.adminCosts},
-		{Method: "GET", Path: "/api/toolkit/admin/develops", Class: PlatformAdmin, Tag: "admin", Summary: "Develop runs of every house, newest first",
-			Query: AdminRunsQuery{}, Out: []Out{{Status: 200, Body: AdminRunsBody{}}}, Errors: []*errs.Error{errBadRunState, errAdminLimit}, Handler: s.adminDevelops},
+		{Method: "GET", Path: "/api/toolkit/admin/develops", Class: PlatformAdmin, Tag: "admin", Summary: "Develop runs of every house, newest first, or one develop with what its provider was sent",
+			Query: AdminRunsQuery{}, Out: []Out{{Status: 200, Body: AdminRunsBody{}}}, Errors: []*errs.Error{errBadRunState, errAdminLimit, errs.NotFound}, Handler: s.adminDevelops},
 		{Method: "POST", Path: "/api/toolkit/admin/develops/action", Class: PlatformAdmin, Tag: "admin", Summary: "Retry or cancel many develops of any house; answers a tally",
 			In: ops.ActionRequest{}, Out: []Out{{Status: 200, Body: ops.Tally{}}}, Errors: []*errs.Error{ops.ErrBadAction, ops.ErrJobIDsRequired}, Handler: s.adminDevelopsAction},
 		{Method: "GET", Path: "/api/toolkit/admin/emails", Class: PlatformAdmin, Tag: "admin", Summary: "The e-mail log without HTML, or one letter with its archived HTML",

@@ -15,6 +15,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/ledger"
 	"studio/internal/ts"
 )
 
@@ -68,6 +69,18 @@ type Costs struct {
 type HouseRun struct {
 	House House    `json:"house"`
 	Run   *job.Run `json:"run"`
+}
+
+// Develop is one develop of any house as operators read it: the job, its
+// inputs and options, and what its provider was sent.
+type Develop struct {
+	House          House             `json:"house"`
+	Job            job.Job           `json:"job"`
+	Tier           ledger.Tier       `json:"tier"`
+	Inputs         []job.Input       `json:"inputs"`
+	Params         map[string]string `json:"params"`
+	ProviderPrompt *string           `json:"providerPrompt" description:"The words the provider was sent, exactly (the local engine: what it would send); empty for a model that reads none. Before the run it is the composed direction (brand clause, riding marks, standing notes in scope, memories, the frame's own words); null before the worker reached the develop."`
+	ProviderRefs   []job.Ref         `json:"providerRefs" description:"The pictures the provider was sent, in its order: the inputs by role and the riding marks (role mark, the material as text), each by its house asset. Never bytes, URLs or keys."`
 }
 
 // Letter is a row of the e-mail log; HTML only when one letter is read.

@@ -22,6 +22,7 @@ type Store interface {
 	CostsByDay(ctx context.Context, since time.Time) ([]DayCost, error)
 	JobsAcross(ctx context.Context, since time.Time, status job.Status, limit int) ([]job.Job, error)
 	JobAnyHouse(ctx context.Context, id string) (job.Job, error)
+	JobDirection(ctx context.Context, house, id string) (job.Direction, bool, error)
 	HouseNames(ctx context.Context, ids []string) (map[string]string, error)
 	Letters(ctx context.Context, limit int) ([]Letter, error)
 	Letter(ctx context.Context, id string) (Letter, error)
@@ -124,6 +125,40 @@ func (s *Service) Develops(ctx context.Context, p auth.Principal, state string, 
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// Develop returns one develop of whichever house it belongs to, with what
+// its provider was sent (errs.NotFound for an unknown id).
+func (s *Service) Develop(ctx context.Context, p auth.Principal, id string) (Develop, error) {
+	if err := ensure(ctx, p); err != nil {
+		return Develop{}, err
+	}
+	j, err := s.store.JobAnyHouse(ctx, id)
+	if err != nil {
+		return Develop{}, err
+	}
+	names, err := s.store.HouseNames(ctx, []string{j.HouseID})
+	if err != nil {
+		return Develop{}, err
+	}
+	d := Develop{House: House{ID: j.HouseID, Name: names[j.HouseID]}, Job: j, Tier: j.Tier, Inputs: j.Inputs, Params: j.Params, ProviderRefs: []job.Ref{}}
+	if d.Inputs == nil {
+		d.Inputs = []job.Input{}
+	}
+	if d.Params == nil {
+		d.Params = map[string]string{}
+	}
+	dir, ok, err := s.store.JobDirection(ctx, j.HouseID, j.ID)
+	if err != nil {
+		return Develop{}, err
+	}
+	if ok {
+		d.ProviderPrompt = &dir.Prompt
+		if dir.Refs != nil {
+			d.ProviderRefs = dir.Refs
+		}
+	}
+	return d, nil
 }
 
 func mapsKeys[V any](m map[string]V) []string {

@@ -43,7 +43,8 @@ type Store interface {
 	// those that already had maxAttempts tries.
 	Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error)
 	// RecordDirection records on the job what its provider is told: the
-	// composed prompt and the references (operators only).
+	// composed prompt and the references before the run, then the prompt
+	// and pictures the engine sent (operators only).
 	RecordDirection(ctx context.Context, j job.Job, d job.Direction) error
 }
 
@@ -222,7 +223,8 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 			}
 		}
 	}()
-	res, err := p.render(runCtx, j)
+	var sent *engine.Sent
+	res, err := p.render(runCtx, j, func(s engine.Sent) { sent = &s })
 	cancel(nil)
 	<-beat
 	switch {
@@ -236,6 +238,9 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 			p.notify.JobChanged(ctx, done)
 		}
 		return rerr
+	}
+	p.recordSent(ctx, j, sent)
+	switch {
 	case err != nil:
 		p.log.Warn("develop failed", "job", j.ID, "tool", j.Tool, "err", err)
 		done, ferr := p.store.Fail(ctx, j, worker, failure(err))
@@ -264,18 +269,37 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	return nil
 }
 
-func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
+// recordSent replaces the direction recorded before the run with what the
+// engine sent its provider (the local engine: what it would send), when it
+// said; a run that failed before sending keeps the composed direction. The
+// frame settles or fails either way: a record that cannot be written is
+// logged.
+func (p *Pool) recordSent(ctx context.Context, j job.Job, s *engine.Sent) {
+	if s == nil {
+		return
+	}
+	d := job.Direction{Prompt: s.Prompt, Refs: make([]job.Ref, len(s.Refs))}
+	for i, r := range s.Refs {
+		d.Refs[i] = job.Ref{Role: r.Role, Label: r.Label, Text: r.Text, AssetID: r.AssetID}
+	}
+	if err := p.store.RecordDirection(ctx, j, d); err != nil {
+		p.log.Error("record what the provider was sent", "job", j.ID, "err", err)
+	}
+}
+
+// render develops j; record hears what the engine sends its provider.
+func (p *Pool) render(ctx context.Context, j job.Job, record func(engine.Sent)) (engine.Result, error) {
 	keys, err := p.store.InputKeys(ctx, j.HouseID, j.Inputs)
 	if err != nil {
 		return engine.Result{}, engine.InputError(j.Tool, "the inputs could not be found", err)
 	}
-	req := engine.Request{Tool: j.Tool, Params: j.Params, Tier: j.Tier}
+	req := engine.Request{Tool: j.Tool, Params: j.Params, Tier: j.Tier, Record: record}
 	for i, in := range j.Inputs {
 		data, err := p.read(ctx, keys[i])
 		if err != nil {
 			return engine.Result{}, engine.InputError(j.Tool, "the "+in.Role+" input could not be read", err)
 		}
-		req.Inputs = append(req.Inputs, engine.Input{Role: in.Role, Data: data})
+		req.Inputs = append(req.Inputs, engine.Input{Role: in.Role, Data: data, AssetID: in.AssetID})
 	}
 	if w, h := shape(j.Tool, j.Params); w > 0 && h > 0 {
 		req.Shape = &engine.Shape{Width: w, Height: h}
@@ -295,7 +319,8 @@ func (p *Pool) render(ctx context.Context, j job.Job) (engine.Result, error) {
 }
 
 // direct composes the job's direction, records it on the job before the
-// engine hears it, and hands it to the engine with the references' bytes.
+// engine hears it (recordSent replaces it with what the engine sent), and
+// hands it to the engine with the references' bytes.
 func (p *Pool) direct(ctx context.Context, j job.Job, req *engine.Request) error {
 	if p.opts.Director == nil {
 		return nil
@@ -309,7 +334,7 @@ func (p *Pool) direct(ctx context.Context, j job.Job, req *engine.Request) error
 	}
 	req.Prompt = d.Prompt
 	for _, ref := range d.Refs {
-		r := engine.Reference{Role: ref.Role, Label: ref.Label, Text: ref.Text}
+		r := engine.Reference{Role: ref.Role, Label: ref.Label, Text: ref.Text, AssetID: ref.AssetID}
 		if ref.AssetID != "" {
 			keys, err := p.store.InputKeys(ctx, j.HouseID, []job.Input{{Role: ref.Role, AssetID: ref.AssetID}})
 			if err != nil {

@@ -132,6 +132,14 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	if err != nil {
 		return engine.Result{}, err
 	}
+	sent := c.sent()
+	if r.Tool == "tryon" {
+		// Each further garment rides its own call onto the last result.
+		if g := r.InputsSent("garment"); len(g) > 1 {
+			sent.Refs = append(sent.Refs, g[1:]...)
+		}
+	}
+	r.Tell(sent)
 	out, err := e.do(ctx, r.Tool, c)
 	if err != nil {
 		return engine.Result{}, err

@@ -3,6 +3,7 @@ package fal_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -264,7 +265,27 @@ func jpegOf(t testing.TB, w, h int) []byte {
 	return b.Bytes()
 }
 
-func in(role string, data []byte) engine.Input { return engine.Input{Role: role, Data: data} }
+func in(role string, data []byte) engine.Input {
+	return engine.Input{Role: role, Data: data, AssetID: "asset-" + role}
+}
+
+// pngOf is a w x h logo-like PNG: a dark bar on white.
+func pngOf(t testing.TB, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for y := h / 3; y < 2*h/3; y++ {
+		for x := 2; x < w-2; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
 
 func TestTools(t *testing.T) {
 	e := newFakeQueue(t).engine(t)
@@ -342,9 +363,37 @@ func TestQueueProtocol(t *testing.T) {
 	}
 }
 
+// TestTakesCoverEveryModel: the table of what each model takes names every
+// tool the engine performs, and only the look and harmonize models take
+// the marks as pictures.
+func TestTakesCoverEveryModel(t *testing.T) {
+	for tool := range fal.DefaultModels {
+		if strings.Contains(tool, "+") {
+			continue
+		}
+		if _, ok := fal.Takes[tool]; !ok {
+			t.Errorf("Takes lacks %s", tool)
+		}
+	}
+	for tool, tk := range fal.Takes {
+		if _, ok := fal.DefaultModels[tool]; !ok {
+			t.Errorf("Takes names %s, which has no model", tool)
+		}
+		if tk.Marks != (tool == "lookbook" || tool == "harmonize") || tk.Marks && !tk.Words {
+			t.Errorf("%s: %+v", tool, tk)
+		}
+	}
+}
+
+func dataURI(b []byte) string {
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
+}
+
 func TestToolInputs(t *testing.T) {
 	img := jpegOf(t, 300, 200)
 	mask := jpegOf(t, 300, 200)
+	marks := []engine.Reference{{Role: "mark", Label: "Wordmark", Text: "gold foil", Data: pngOf(t, 40, 20), AssetID: "m1"},
+		{Role: "mark", Label: "Monogram", Text: "blind emboss", Data: pngOf(t, 30, 30), AssetID: "m2"}}
 	tests := []struct {
 		name   string
 		r      engine.Request
@@ -412,16 +461,72 @@ func TestToolInputs(t *testing.T) {
 			"fal-ai/flux-pro/kontext", []string{"prompt", "image_url"}, nil},
 		{"remove-background", engine.Request{Tool: "remove-background", Inputs: []engine.Input{in("image", img)}},
 			"fal-ai/birefnet", []string{"image_url"}, nil},
+		{"harmonize takes the riding marks after the scene and the subject", engine.Request{Tool: "harmonize", Prompt: "Logo rendition Wordmark, reproduced exactly in gold foil.",
+			Inputs: []engine.Input{in("image", img), in("background", img)}, References: marks},
+			"fal-ai/flux-pro/kontext/multi", []string{"image_urls", "prompt"}, func(t *testing.T, in map[string]any) {
+				urls, _ := in["image_urls"].([]any)
+				p, _ := in["prompt"].(string)
+				if len(urls) != 4 || urls[2] != dataURI(marks[0].Data) || urls[3] != dataURI(marks[1].Data) {
+					t.Errorf("image_urls: %d; want the scene, the subject and both marks", len(urls))
+				}
+				for _, w := range []string{"Image 3 is the house's logo rendition Wordmark, in gold foil; image 4 is the house's logo rendition Monogram, in blind emboss.",
+					"Reproduce each logo exactly", "Logo rendition Wordmark, reproduced exactly in gold foil."} {
+					if !strings.Contains(p, w) {
+						t.Errorf("prompt lacks %q:\n%s", w, p)
+					}
+				}
+			}},
+		{"iron takes one picture: the marks ride as words", engine.Request{Tool: "iron", Prompt: "Logo rendition Wordmark, reproduced exactly in gold foil.",
+			Inputs: []engine.Input{in("image", img)}, References: marks},
+			"fal-ai/flux-pro/kontext", []string{"image_url", "prompt"}, func(t *testing.T, in map[string]any) {
+				if p := in["prompt"].(string); !strings.HasSuffix(p, " Logo rendition Wordmark, reproduced exactly in gold foil.") || strings.Contains(p, "Image 2") {
+					t.Errorf("prompt %q", p)
+				}
+			}},
+		{"packshot's scene carries the direction", engine.Request{Tool: "packshot", Prompt: "House style: quiet.\nKeep the seams straight.", Inputs: []engine.Input{in("image", img)}},
+			"fal-ai/bria/product-shot", []string{"image_url", "scene_description"}, func(t *testing.T, in map[string]any) {
+				if p := in["scene_description"].(string); !strings.HasSuffix(p, "soft shadow. House style: quiet. Keep the seams straight.") {
+					t.Errorf("scene_description %q", p)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newFakeQueue(t)
 			tt.r.Tier = ledger.Tier1K
+			var sent []engine.Sent
+			tt.r.Record = func(s engine.Sent) { sent = append(sent, s) }
 			res, err := q.engine(t).Run(context.Background(), tt.r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := q.submits[0]
+			// What is recorded is what the model got: its words exactly,
+			// and one named picture for each image field sent.
+			if len(sent) != 1 {
+				t.Fatalf("the engine told the record %d times; want once", len(sent))
+			}
+			words, _ := s.input["prompt"].(string)
+			if w, ok := s.input["scene_description"].(string); ok {
+				words = w
+			}
+			pictures := 0
+			for k, v := range s.input {
+				if strings.HasSuffix(k, "_url") || k == "model_image" || k == "garment_image" {
+					pictures++
+				}
+				if urls, ok := v.([]any); ok && k == "image_urls" {
+					pictures += len(urls)
+				}
+			}
+			if sent[0].Prompt != words || len(sent[0].Refs) != pictures {
+				t.Errorf("recorded %q with %d pictures; the model got %q with %d", sent[0].Prompt, len(sent[0].Refs), words, pictures)
+			}
+			for i, ref := range sent[0].Refs {
+				if ref.AssetID == "" || ref.Role == "" {
+					t.Errorf("recorded picture %d is not named: %+v", i, ref)
+				}
+			}
 			if s.model != tt.model {
 				t.Errorf("model %q, want %q", s.model, tt.model)
 			}

@@ -29,7 +29,8 @@ func resolution(long int) string {
 }
 
 // runLook develops a look frame (lock or variation) on the look model: the
-// references as image_urls in the brief's order, its prompt, the nearest
+// references as image_urls in the brief's order (the riding marks last),
+// its prompt, the nearest
 // accepted aspect_ratio and the resolution of the frame's pixels. An
 // answer of another aspect, or too small to restore, fails; one smaller
 // than the frame goes through the upscale model (the restoration pass)
@@ -53,6 +54,7 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 		urls[i] = "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 	}
 	asked := lookbrief.Nearest(b.Aspect, lookAspects)
+	r.Tell(b.Sent())
 	out, err := e.do(ctx, r.Tool, call{model: e.models[r.Tool], input: map[string]any{
 		"prompt": b.Prompt, "image_urls": urls, "aspect_ratio": asked,
 		"resolution": resolution(b.LongEdge()), "num_images": 1, "output_format": "png",

@@ -1,11 +1,14 @@
 package fal
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"strings"
 
 	"studio/internal/engine"
+	"studio/internal/engine/local"
+	"studio/internal/engine/lookbrief"
 	"studio/internal/ledger"
 )
 
@@ -34,18 +37,48 @@ var DefaultModels = map[string]string{
 	"lookbook":                 "fal-ai/nano-banana-pro/edit",
 }
 
-// call is one submission to the queue: a model and its JSON input.
+// call is one submission to the queue: a model and its JSON input, and
+// the pictures it carries as the record names them (their order in input).
 type call struct {
 	model string
 	input map[string]any
+	refs  []engine.SentRef
 }
+
+// words is the text the model reads: its prompt, or the product shot's
+// scene description; "" for a model that takes no words.
+func (c call) words() string {
+	for _, k := range []string{"prompt", "scene_description"} {
+		if s, ok := c.input[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// sent is the call as the record keeps it.
+func (c call) sent() engine.Sent { return engine.Sent{Prompt: c.words(), Refs: c.refs} }
 
 // buildCall turns a request into the model's input. Images travel as data
 // URIs (base64) in the model's image_url fields. tryon with several garments
 // is a chain of calls, built by the engine; this builds the first one.
+//
+// The house's direction (Request.Prompt) joins the words of every model
+// that reads some (Takes); the riding marks go as pictures only to a model
+// that takes several (harmonize's image_urls, after the scene and the
+// subject, each named by its position and material); the look model takes
+// them too (runLook). Every other model takes one picture or none, so its
+// marks ride as the direction's words alone.
 func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map[string][2]int) (call, error) {
+	var refs []engine.SentRef
 	one := func(role string) string {
 		if u := uris[role]; len(u) > 0 {
+			for _, in := range r.Inputs {
+				if in.Role == role {
+					refs = append(refs, in.Sent())
+					break
+				}
+			}
 			return u[0]
 		}
 		return ""
@@ -77,6 +110,9 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		default:
 			in["scene_description"] = "the product alone on a seamless plain studio background of colour " + bg + ", soft shadow"
 		}
+		if d := direction(r); d != "" && in["scene_description"] != nil {
+			in["scene_description"] = in["scene_description"].(string) + ". " + d
+		}
 	case "remove-background":
 		in["image_url"] = one("image")
 		in["output_format"] = "png"
@@ -88,8 +124,18 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["image_url"] = one("image")
 		in["prompt"] = lensPrompt(lens)
 	case "harmonize":
-		in["image_urls"] = []string{one("background"), one("image")}
-		in["prompt"] = "Place the subject of the second image into the scene of the first image, matching its light, colour and shadows. Keep the subject's garments, face and pose exactly."
+		urls := []string{one("background"), one("image")}
+		prompt := "Place the subject of the second image into the scene of the first image, matching its light, colour and shadows. Keep the subject's garments, face and pose exactly."
+		marks, words, err := markURIs(r, len(urls)+1)
+		if err != nil {
+			return call{}, err
+		}
+		for i, m := range r.Marks() {
+			urls = append(urls, marks[i])
+			refs = append(refs, m.Sent())
+		}
+		in["image_urls"] = urls
+		in["prompt"] = prompt + words
 	case "iron":
 		in["image_url"] = one("image")
 		in["prompt"] = "Remove the wrinkles and creases from the garment as if it were freshly steamed. Keep its colour, pattern, seams, cut and everything else in the image unchanged."
@@ -138,7 +184,44 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 			in["prompt"] = p + " " + s
 		}
 	}
-	return call{model: model, input: in}, nil
+	return call{model: model, input: in, refs: refs}, nil
+}
+
+// Takes says, for each tool the fal engine performs, whether its model
+// reads the house's words (the direction: brand clause, marks' lines,
+// standing notes, the frame's prompt) and whether it takes the riding marks
+// as pictures. A model that reads no words hears nothing of the direction;
+// the record on the job says so (an empty prompt).
+var Takes = map[string]struct{ Words, Marks bool }{
+	"upscale":            {},
+	"reframe":            {},
+	"packshot":           {Words: true}, // in scene_description; not with bg=image (ref_image_url)
+	"remove-background":  {},
+	"camera-lens":        {Words: true},
+	"harmonize":          {Words: true, Marks: true},
+	"iron":               {Words: true},
+	"cleanup":            {},
+	"color-change":       {Words: true},
+	"fit-adjust":         {Words: true},
+	"tryon":              {},
+	"generate-character": {Words: true},
+	"lookbook-video":     {Words: true},
+	"lookbook":           {Words: true, Marks: true},
+}
+
+// markURIs are the riding marks as data URIs, and the prompt's words naming
+// them from image first on (lookbrief's wording).
+func markURIs(r engine.Request, first int) ([]string, string, error) {
+	marks := r.Marks()
+	out := make([]string, len(marks))
+	for i, m := range marks {
+		mime, _, _, err := local.Probe(m.Data)
+		if err != nil {
+			return nil, "", engine.InputError(r.Tool, "The logo rendition riding with this frame is not an image we can read.", err)
+		}
+		out[i] = "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
+	}
+	return out, lookbrief.MarkWords(marks, first), nil
 }
 
 // direction is the house's words for a model that takes a prompt: the

@@ -6,15 +6,18 @@
 // The protocol (OpenAI API reference, "Images"): POST {base}/v1/images/edits
 // as multipart/form-data with one "image[]" part per input image (up to 16
 // for GPT image models), "prompt", "model", "size" (1024x1024, 1536x1024 or
-// 1024x1536) and "n" (1); POST {base}/v1/images/generations with the same
-// fields as JSON when there is no image (generate-character from words).
+// 1024x1536) and "n" (1), the marks riding with the frame
+// (engine.Request.Marks) following the request's own images as further
+// "image[]" parts, named in the prompt by position and material; POST
+// {base}/v1/images/generations with the same fields as JSON when there is
+// no image (generate-character from words, its marks in words only).
 // Both answer {created, data: [{b64_json} | {url}]}. A base URL that already
 // ends in /v1 is not given a second one. "Authorization: Bearer <key>" is
 // sent to the base URL's origin only; a result URL elsewhere is downloaded
 // without it.
 //
 // A look frame is briefed by package lookbrief (the references in order,
-// one prompt), asked at the size nearest the frame's aspect, and fitted to
+// the riding marks last, one prompt), asked at the size nearest the frame's aspect, and fitted to
 // the frame's exact size with the local codec (a Lanczos resample up to the
 // tier's pixels: the endpoint has no upscale model, and its sizes stop at
 // 1536). An answer not of the size asked (beyond 3% in aspect, or under 256
@@ -98,18 +101,28 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		parts  []string
 		prompt string
 		aspect engine.Aspect
+		sent   engine.Sent
 	)
 	if r.Tool == lookbrief.Tool {
 		b, err := lookbrief.Of(r)
 		if err != nil {
 			return engine.Result{}, err
 		}
-		images, parts, prompt, aspect = b.Images, b.Parts, b.Prompt, b.Aspect
+		images, parts, prompt, aspect, sent = b.Images, b.Parts, b.Prompt, b.Aspect, b.Sent()
 	} else {
-		prompt, aspect = characterPrompt(r), characterAspect(r)
+		aspect = characterAspect(r)
+		var marks string
 		if img, ok := r.Input("image"); ok {
-			images, parts = [][]byte{img}, []string{"image"}
+			// An edit takes several images: the riding marks follow the person.
+			images, parts, sent.Refs = [][]byte{img}, []string{"image"}, r.InputsSent("image")[:1]
+			ms := r.Marks()
+			for _, m := range ms {
+				images, parts, sent.Refs = append(images, m.Data), append(parts, "mark"), append(sent.Refs, m.Sent())
+			}
+			marks = lookbrief.MarkWords(ms, 2)
 		}
+		prompt = characterPrompt(r, marks)
+		sent.Prompt = prompt
 	}
 	for i, data := range images {
 		if _, _, _, err := local.Probe(data); err != nil {
@@ -122,6 +135,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		}
 	}
 	size := Nearest(aspect)
+	r.Tell(sent)
 	data, err := e.ask(ctx, r.Tool, prompt, images, size)
 	if err != nil {
 		return engine.Result{}, err
@@ -158,14 +172,18 @@ func Nearest(a engine.Aspect) string {
 }
 
 // characterPrompt is generate-character's words: the house's direction,
-// else params.prompt; with only an image, a model sheet of that person.
-func characterPrompt(r engine.Request) string {
+// else params.prompt; with only an image, a model sheet of that person;
+// then the words naming the marks sent after the person (lookbrief.MarkWords).
+func characterPrompt(r engine.Request, marks string) string {
 	p := strings.Join(strings.Fields(r.Prompt), " ")
 	if p == "" {
 		p = r.Param("prompt")
 	}
 	if p == "" {
 		p = "The same person as a full-length fashion model on a plain studio background, same face and build."
+	}
+	if marks != "" {
+		return "Image 1 is the person. " + p + marks + " A photorealistic fashion photograph; no watermark, and no text other than the logo renditions shown."
 	}
 	return p + " A photorealistic fashion photograph; no text, no watermark."
 }

@@ -69,6 +69,8 @@ func (l *Engine) Run(ctx context.Context, r engine.Request) (res engine.Result, 
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
+	// It follows no words, but records what a provider would be sent.
+	r.Tell(r.Composed())
 	defer func() {
 		if p := recover(); p != nil {
 			res = engine.Result{}

@@ -12,6 +12,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/engine/lookbrief"
 )
 
 // Lookbook is the local engine's lookbook tool, kept as its own engine so
@@ -70,6 +71,13 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 	}
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
+	}
+	// A proof follows no words, but records what a generating provider
+	// would be sent: the look's brief (package lookbrief).
+	if b, err := lookbrief.Of(r); err == nil {
+		r.Tell(b.Sent())
+	} else {
+		r.Tell(r.Composed())
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -36,8 +36,9 @@ const Tool = "lookbook"
 // Brief is what a provider is asked for one look frame.
 type Brief struct {
 	Variation bool
-	Images    [][]byte // the references, in the order the prompt names them
-	Parts     []string // what each image is, for logs and tests ("model", "item", "background", "base")
+	Images    [][]byte         // the references, in the order the prompt names them
+	Parts     []string         // what each image is, for logs and tests ("model", "item", "background", "base", "mark")
+	Refs      []engine.SentRef // each image as it is recorded: role, label, asset (a mark with its material)
 	Prompt    string
 	Aspect    engine.Aspect // the destination's aspect (4:5 without one)
 	Width     int           // the frame's size: Aspect at the tier's pixels,
@@ -47,6 +48,9 @@ type Brief struct {
 // LongEdge is the frame's long edge in pixels.
 func (b Brief) LongEdge() int { return max(b.Width, b.Height) }
 
+// Sent is the brief as a provider receives it: its prompt and its images.
+func (b Brief) Sent() engine.Sent { return engine.Sent{Prompt: b.Prompt, Refs: b.Refs} }
+
 // Piece is one piece of the look as the prompt names it.
 type Piece struct {
 	Role, Label string
@@ -54,7 +58,9 @@ type Piece struct {
 }
 
 // Of builds the brief of r, a lookbook request. A request without a model
-// (lock) or a base (variation) is an input fault.
+// (lock) or a base (variation) is an input fault. The marks riding with
+// the frame (the references with bytes, engine.Request.Marks) follow the
+// look's own images, each named in the prompt by its position and material.
 func Of(r engine.Request) (Brief, error) {
 	if r.Tool != Tool {
 		return Brief{}, fmt.Errorf("lookbrief: tool %q is not %q", r.Tool, Tool)
@@ -62,30 +68,60 @@ func Of(r engine.Request) (Brief, error) {
 	b := Brief{Aspect: aspect(r)}
 	b.Width, b.Height = FrameSize(r)
 	pieces := Pieces(r)
-	items := r.All("item")
-	if base, ok := r.Input("base"); ok {
-		b.Variation = true
-		b.Images, b.Parts = append(b.Images, base), append(b.Parts, "base")
-		for _, it := range items {
-			b.Images, b.Parts = append(b.Images, it), append(b.Parts, "item")
+	add := func(data []byte, part string, ref engine.SentRef) {
+		b.Images, b.Parts, b.Refs = append(b.Images, data), append(b.Parts, part), append(b.Refs, ref)
+	}
+	items := func() {
+		n := 0
+		for _, in := range r.Inputs {
+			if in.Role == "item" {
+				ref := in.Sent()
+				if n < len(pieces) {
+					ref.Label = pieces[n].Label
+				}
+				add(in.Data, "item", ref)
+				n++
+			}
 		}
-		b.Prompt = variationPrompt(r, pieces)
+	}
+	marks := func() []engine.Reference {
+		ms := r.Marks()
+		for _, m := range ms {
+			add(m.Data, "mark", m.Sent())
+		}
+		return ms
+	}
+	if base, ok := input(r, "base"); ok {
+		b.Variation = true
+		add(base.Data, "base", base.Sent())
+		items()
+		first := len(b.Images) + 1
+		b.Prompt = variationPrompt(r, pieces, MarkWords(marks(), first))
 		return b, nil
 	}
-	model, ok := r.Input("model")
+	model, ok := input(r, "model")
 	if !ok {
 		return Brief{}, engine.InputError(r.Tool, "A look frame needs the cast model's image.", nil)
 	}
-	b.Images, b.Parts = append(b.Images, model), append(b.Parts, "model")
-	for _, it := range items {
-		b.Images, b.Parts = append(b.Images, it), append(b.Parts, "item")
-	}
-	bg, hasBG := r.Input("background")
+	add(model.Data, "model", model.Sent())
+	items()
+	bg, hasBG := input(r, "background")
 	if hasBG {
-		b.Images, b.Parts = append(b.Images, bg), append(b.Parts, "background")
+		add(bg.Data, "background", bg.Sent())
 	}
-	b.Prompt = lockPrompt(r, pieces, hasBG)
+	first := len(b.Images) + 1
+	b.Prompt = lockPrompt(r, pieces, hasBG, MarkWords(marks(), first))
 	return b, nil
+}
+
+// input is the first input of r in role.
+func input(r engine.Request, role string) (engine.Input, bool) {
+	for _, in := range r.Inputs {
+		if in.Role == role {
+			return in, true
+		}
+	}
+	return engine.Input{}, false
 }
 
 // FrameSize is the frame's size: the destination's aspect (4:5 without

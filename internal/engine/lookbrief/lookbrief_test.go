@@ -126,3 +126,52 @@ func TestAspects(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefMarks: the riding marks follow the look's own images, each named
+// by its position and material; a text-only reference sends no picture; a
+// marked frame's closing lets the logos show.
+func TestBriefMarks(t *testing.T) {
+	marks := []engine.Reference{{Role: "mark", Label: "Wordmark", Text: "gold foil", Data: []byte("m1"), AssetID: "a-m1"},
+		{Role: "note", Text: "words only"},
+		{Role: "mark", Label: "Monogram", Text: "blind emboss.", Data: []byte("m2"), AssetID: "a-m2"}}
+	lock := engine.Request{Tool: lookbrief.Tool, Tier: ledger.Tier1K, References: marks, Params: map[string]string{"roles": "top", "labels": `["Silk shirt"]`},
+		Inputs: []engine.Input{{Role: "model", Data: []byte("p"), AssetID: "a-p"}, {Role: "item", Data: []byte("s"), AssetID: "a-s"},
+			{Role: "background", Data: []byte("g"), AssetID: "a-g"}}}
+	b, err := lookbrief.Of(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, r := range b.Sent().Refs {
+		refs = append(refs, r.Role+":"+r.Label+":"+r.Text+":"+r.AssetID)
+	}
+	if got := strings.Join(refs, "|"); got != "model:::a-p|item:Silk shirt::a-s|background:::a-g|mark:Wordmark:gold foil:a-m1|mark:Monogram:blind emboss.:a-m2" ||
+		!slices.Equal(b.Parts, []string{"model", "item", "background", "mark", "mark"}) || string(b.Images[4]) != "m2" {
+		t.Errorf("the lock sends %s (%v)", got, b.Parts)
+	}
+	for _, w := range []string{"The setting is the place shown in image 3.",
+		" Image 4 is the house's logo rendition Wordmark, in gold foil; image 5 is the house's logo rendition Monogram, in blind emboss. Reproduce each logo exactly as shown",
+		"no text or logo other than the logo renditions shown."} {
+		if !strings.Contains(b.Prompt, w) {
+			t.Errorf("the lock's prompt lacks %q:\n%s", w, b.Prompt)
+		}
+	}
+	if strings.Contains(b.Prompt, "no text,") {
+		t.Errorf("a marked frame forbids all text:\n%s", b.Prompt)
+	}
+	variation := lock
+	variation.Params = map[string]string{"key": "front"}
+	variation.References = marks[:1]
+	variation.Inputs = []engine.Input{{Role: "base", Data: []byte("b"), AssetID: "a-b"}, {Role: "item", Data: []byte("s")}}
+	if b, err = lookbrief.Of(variation); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Images) != 3 || b.Refs[0].AssetID != "a-b" || !strings.Contains(b.Prompt, " Image 3 is the house's logo rendition Wordmark, in gold foil. Reproduce the logo exactly") {
+		t.Errorf("the variation: %v\n%s", b.Parts, b.Prompt)
+	}
+	plain := lock
+	plain.References = nil
+	if b, _ = lookbrief.Of(plain); len(b.Images) != 3 || strings.Contains(b.Prompt, "logo") || !strings.HasSuffix(b.Prompt, "no text, no watermark, no collage, no borders.") {
+		t.Errorf("without marks: %v\n%s", b.Parts, b.Prompt)
+	}
+}

@@ -40,10 +40,48 @@ var Controls = map[string]map[string]string{
 // posturePrefix starts a posture key (look.PosturePrefix).
 const posturePrefix = "posture:"
 
-// closing is asked of every look frame.
-const closing = "A photorealistic fashion photograph; no text, no watermark, no collage, no borders."
+// closing is asked of every look frame; closingMarked of one the house's
+// logo renditions ride with, whose logos are the only text it may show.
+const (
+	closing       = "A photorealistic fashion photograph; no text, no watermark, no collage, no borders."
+	closingMarked = "A photorealistic fashion photograph; no watermark, no collage, no borders, and no text or logo other than the logo renditions shown."
+)
 
-func lockPrompt(r engine.Request, pieces []Piece, hasBG bool) string {
+// MarkWords names the marks riding with the frame by their positions, from
+// image first: " Image 4 is the house's logo rendition Wordmark, in gold
+// foil; ... Reproduce each logo exactly as shown, in its material, on the
+// outfit where the house's direction places it." "" without marks.
+func MarkWords(marks []engine.Reference, first int) string {
+	if len(marks) == 0 {
+		return ""
+	}
+	parts := make([]string, len(marks))
+	for i, m := range marks {
+		s := fmt.Sprintf("image %d is the house's logo rendition", first+i)
+		if l := oneLine(m.Label); l != "" {
+			s += " " + l
+		}
+		if t := oneLine(m.Text); t != "" {
+			s += ", in " + strings.TrimSuffix(t, ".")
+		}
+		parts[i] = s
+	}
+	one := "Reproduce the logo exactly as shown, in its material, on the outfit where the house's direction places it."
+	if len(marks) > 1 {
+		one = "Reproduce each logo exactly as shown, in its material, on the outfit where the house's direction places it."
+	}
+	return " " + strings.ToUpper(parts[0][:1]) + strings.Join(parts, "; ")[1:] + ". " + one
+}
+
+// ending is the marks' words, then the closing that suits them.
+func ending(marks string) string {
+	if marks == "" {
+		return " " + closing
+	}
+	return marks + " " + closingMarked
+}
+
+func lockPrompt(r engine.Request, pieces []Piece, hasBG bool, marks string) string {
 	var b strings.Builder
 	b.WriteString("Image 1 is the model. Photograph this same person, with the same face, hair, skin tone, body and proportions, wearing the pieces shown in the following images together as one outfit:")
 	b.WriteString(pieceList(pieces))
@@ -57,11 +95,11 @@ func lockPrompt(r engine.Request, pieces []Piece, hasBG bool) string {
 		b.WriteString(" The aesthetic: " + a + ".")
 	}
 	fmt.Fprintf(&b, " Compose %s: full length, the model standing, the whole outfit visible from head to feet.", ratioWords(aspect(r)))
-	b.WriteString(" " + closing)
+	b.WriteString(ending(marks))
 	return withDirection(b.String(), r)
 }
 
-func variationPrompt(r engine.Request, pieces []Piece) string {
+func variationPrompt(r engine.Request, pieces []Piece, marks string) string {
 	var b strings.Builder
 	b.WriteString("Image 1 is the locked look. Keep the same model, the same outfit exactly, the same setting, light and colour grade.")
 	if len(pieces) > 0 {
@@ -73,7 +111,7 @@ func variationPrompt(r engine.Request, pieces []Piece) string {
 		b.WriteString(" The aesthetic: " + a + ".")
 	}
 	fmt.Fprintf(&b, " Compose %s.", ratioWords(aspect(r)))
-	b.WriteString(" " + closing)
+	b.WriteString(ending(marks))
 	return withDirection(b.String(), r)
 }
 
