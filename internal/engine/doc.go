@@ -56,6 +56,13 @@
 //	lookbook-video      fal-ai/kling-video/v2.1/standard/image-to-video
 //	lookbook            fal-ai/nano-banana-pro/edit (references, prompt, aspect_ratio, resolution; package lookbrief)
 //
+// The house's direction (Request.Prompt) joins the words of every model that
+// reads some; the riding marks (Request.Marks) go as pictures only to the
+// models that take several (lookbook's and harmonize's image_urls), named
+// in the prompt by position and material; to every other model they ride
+// as words (fal.Takes). Each engine tells Request.Record what it sent (the
+// local engine: what it would send), and the worker keeps it on the job.
+//
 // Its still results go through Finish, so they obey the same tier and shape
 // rules as the local engine's; a video is passed through at the provider's size.
 //

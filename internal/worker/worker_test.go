@@ -469,3 +469,56 @@ func (f *fixture) wantNoErrors(t *testing.T) {
 		t.Errorf("the pool logged %d errors", f.logged.errors)
 	}
 }
+
+// tellingEngine tells the record what it sends, as a provider engine does,
+// then lands (params.wait ""), fails after sending ("fail") or fails
+// before sending anything ("early").
+type tellingEngine struct{}
+
+func (tellingEngine) Name() string         { return "telling" }
+func (tellingEngine) Tools() []string      { return []string{"upscale"} }
+func (tellingEngine) Can(tool string) bool { return tool == "upscale" }
+
+func (tellingEngine) Run(_ context.Context, r engine.Request) (engine.Result, error) {
+	if r.Params["wait"] == "early" {
+		return engine.Result{}, engine.InputError(r.Tool, "refused before sending", nil)
+	}
+	r.Tell(engine.Sent{Prompt: "Upscale. " + r.Prompt, Refs: []engine.SentRef{{Role: "image", AssetID: "in-1"}, {Role: "mark", Text: "gold foil", AssetID: "mark-1"}}})
+	if r.Params["wait"] == "fail" {
+		return engine.Result{}, engine.ProviderError(r.Tool, "the provider refused", nil)
+	}
+	return engine.Result{Data: []byte("frame"), Mime: "image/jpeg", Width: 1024, Height: 768}, nil
+}
+
+// TestRecordsWhatWasSent: the job keeps what its engine sent, whether the
+// frame then lands or fails; a run that failed before sending keeps the
+// direction as composed.
+func TestRecordsWhatWasSent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		landed, failed, early := f.submit(t, ""), f.submit(t, "fail"), f.submit(t, "early")
+		brand := job.SourceFunc(func(context.Context, job.Job) ([]job.Part, error) {
+			return []job.Part{{Rank: job.RankBrand, Text: "House style: quiet."}}, nil
+		})
+		f.pool(t, tellingEngine{}, worker.Options{Concurrency: 1, Director: job.Sources{brand}})
+		f.await(t, landed.ID, job.Done)
+		f.await(t, failed.ID, job.Failed)
+		f.await(t, early.ID, job.Failed)
+		for _, c := range []struct {
+			id, prompt, refs string
+		}{
+			{landed.ID, "Upscale. House style: quiet.", "image:in-1|mark:mark-1"},
+			{failed.ID, "Upscale. House style: quiet.", "image:in-1|mark:mark-1"},
+			{early.ID, "House style: quiet.", ""},
+		} {
+			d, ok, err := f.db.JobDirection(t.Context(), f.house, c.id)
+			var refs []string
+			for _, r := range d.Refs {
+				refs = append(refs, r.Role+":"+r.AssetID)
+			}
+			if err != nil || !ok || d.Prompt != c.prompt || strings.Join(refs, "|") != c.refs {
+				t.Errorf("job %s recorded %q %v (%v %v); want %q %s", c.id, d.Prompt, refs, ok, err, c.prompt, c.refs)
+			}
+		}
+	})
+}

@@ -17,8 +17,8 @@
 // without it.
 //
 // A look frame is briefed by package lookbrief (the references in order,
-// the riding marks last, one prompt), asked at the size nearest the frame's aspect, and fitted to
-// the frame's exact size with the local codec (a Lanczos resample up to the
+// the riding marks last, one prompt), asked at the size nearest the
+// frame's aspect, and fitted to the frame's exact size with the local codec (a Lanczos resample up to the
 // tier's pixels: the endpoint has no upscale model, and its sizes stop at
 // 1536). An answer not of the size asked (beyond 3% in aspect, or under 256
 // px) fails the frame; a refusal by the endpoint's safety system (an error

@@ -16,8 +16,11 @@
 // and light of image 1 and gives the key's framing and pose (keyDirectives).
 // A posture:<id> key takes the posture's definition and fragment (the look
 // service writes them as params.posture) and the stored controls
-// (params.control.*), each in words. The house's direction (Request.Prompt)
-// ends the prompt, where models weigh words most.
+// (params.control.*), each in words. The house's marks riding with the
+// frame (Request.Marks) follow the look's own images, each named by its
+// position and material (MarkWords); the closing then forbids any text
+// or logo but theirs. The house's direction (Request.Prompt) ends the
+// prompt, where models weigh words most.
 package lookbrief
 
 import (
