@@ -47,6 +47,7 @@ import (
 	"studio/internal/onboarding"
 	"studio/internal/ops"
 	"studio/internal/pack"
+	"studio/internal/pipeline"
 	"studio/internal/post"
 	"studio/internal/ratelimit"
 	"studio/internal/search"
@@ -220,6 +221,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
 		Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
+	// A pipeline step that landed queued the next one in the same
+	// transaction: tell its socket, and wake the workers for it.
+	db.OnChained(func(ctx context.Context, j job.Job) {
+		announce.JobChanged(ctx, j)
+		pool.Wake()
+	})
 	lanes := lane.Options{Ledger: db, Prices: prices, AI: aiClient, Reader: classifier, Assets: assets, Engine: eng,
 		Decoding: decoding, Log: log, Calls: db, Now: now}
 	if falEngine != nil {
@@ -260,6 +267,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ops:        ops.NewService(db, jobs, door, sender, prices, now),
 		Search:     search.NewService(db),
 		Onboarding: onboarding.NewService(db, now),
+		Pipelines:  pipeline.NewService(db, assets, prices, eng.Can, announce, now),
 		Access: access.NewService(db, func(tool string) []job.OptionSpec {
 			served, _ := engine.Provider(eng, tool)
 			return job.OptionSpecs(tool, served)

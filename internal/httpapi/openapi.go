@@ -67,6 +67,7 @@ var tagDescriptions = map[string]string{
 	"admin":         "Platform administration (sessions on the allowlist).",
 	"search":        "One field over the house: pieces, collections, looks and workflows.",
 	"onboarding":    "The first-steps checklist of a house.",
+	"pipelines":     "Saved plans of tool steps, priced before running, run over the house's assets.",
 	"jobs":          "Develops: frames commissioned from tools, their runs and the event stream.",
 	"mcp":           "The Model Context Protocol endpoint for AI agents.",
 	"packs":         "Batch downloads of frames as zip archives.",

@@ -38,6 +38,7 @@ func (s *Server) table() []Route {
 		s.adminRoutes(),         // SPEC §4.17: the operators' console
 		s.searchRoutes(),        // SPEC §4.19: the one field over the house
 		s.onboardingRoutes(),    // SPEC §4.19: the first-steps checklist
+		s.pipelinesRoutes(),     // SPEC §4.19: saved plans of tool steps, previews and runs
 		s.accessRoutes(),        // SPEC §4.9: what a user may open, the tools' curated items
 	)
 }

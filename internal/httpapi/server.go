@@ -33,6 +33,7 @@ import (
 	"studio/internal/onboarding"
 	"studio/internal/ops"
 	"studio/internal/pack"
+	"studio/internal/pipeline"
 	"studio/internal/post"
 	"studio/internal/search"
 	"studio/internal/seat"
@@ -79,6 +80,7 @@ type Services struct {
 	Ops        *ops.Service                // the operators' reads and actions across houses
 	Search     *search.Service             // the one field over the house
 	Onboarding *onboarding.Service         // the first-steps checklist
+	Pipelines  *pipeline.Service           // saved plans of tool steps, their price and runs
 	Access     *access.Service             // what a user may open, and the tools' curated items
 	Wake       func()                      // tells this process's workers that work is queued
 	Ping       func(context.Context) error // checks the database answers

@@ -60,7 +60,7 @@ type walkArea struct {
 // areas lists every area's walk declarations, in the order of routes.go.
 var areas = []walkArea{
 	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
-	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk, adminWalk, searchWalk, onboardingWalk,
+	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk, adminWalk, searchWalk, onboardingWalk, pipelinesWalk,
 	chatWalk, memoryWalk, supportWalk, lettersWalk, modelsWalk,
 	accountWalk, seatsWalk, doorWalk, meWalk,
 	brandWalk, lanesWalk, accessWalk,

@@ -20,6 +20,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // SQLite driver "sqlite"
+
+	"studio/internal/job"
 )
 
 //go:embed migrations/*.sql
@@ -52,6 +54,9 @@ type DB struct {
 	publicURL string
 	binds     sync.Map // query with ? -> query with $n (PostgreSQL)
 	stmts     sync.Map // stmtKey -> *sql.Stmt (SQLite)
+	// chained is told of each develop a pipeline queued when the step
+	// before it landed, after the commit (OnChained).
+	chained func(context.Context, job.Job)
 }
 
 // Options configure Open.

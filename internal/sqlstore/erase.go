@@ -74,6 +74,8 @@ var userColumns = []struct {
 	{"onboarding_marks", "user_id", eraseRows},       // the user's own checklist marks
 	{"ai_calls", "user_id", eraseNull},               // an AI lane call is the house's spend
 	{"access_grants", "granted_by_user_id", eraseNull},
+	{"pipeline_presets", "created_by_user_id", eraseNull},   // a saved plan is the house's
+	{"pipeline_runs", "user_id", eraseNull},                 // a run is the house's spend; its develops keep going
 	{"billing_autocharge", "updated_by_user_id", eraseNull}, // the house's standing order stays
 	{"referral_rewards", "host_user_id", eraseNull},         // the host's house keeps its reward
 	// An approval keeps its approver's id: the schema pairs it with the

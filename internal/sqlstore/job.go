@@ -77,7 +77,7 @@ func insertJob(ctx context.Context, tx *Tx, j job.Job, holdID string) error {
 	_, err = tx.Exec(ctx, `INSERT INTO jobs (id, organization_id, user_id, tool, tier, status, params, inputs, brand_id,
 		retry_of_job_id, idempotency_key, fingerprint, cost, hold_id, event_seq, created_at)
 		VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.HouseID, j.UserID, j.Tool, j.Tier, string(params), string(inputs), nullStr(j.BrandID),
+		j.ID, j.HouseID, nullStr(j.UserID), j.Tool, j.Tier, string(params), string(inputs), nullStr(j.BrandID),
 		nullStr(j.RetryOfJobID), nullStr(j.IdempotencyKey), j.Fingerprint, j.Cost, nullStr(holdID), j.EventSeq, j.CreatedAt.UnixMilli())
 	return err
 }
@@ -302,6 +302,7 @@ func (db *DB) CancelQueued(ctx context.Context, house string, ids []string) ([]j
 	err := db.write(ctx, func(tx *Tx) error {
 		out = out[:0]
 		now := db.nowMs()
+		// A cancelled step of a pipeline releases the asset's later steps.
 		for _, id := range ids {
 			j, ok, err := transition(ctx, tx, house, id, job.Queued, "", `status = 'cancelled', finished_at = ?`, now)
 			if err != nil {
@@ -311,6 +312,9 @@ func (db *DB) CancelQueued(ctx context.Context, house string, ids []string) ([]j
 				continue
 			}
 			if err := db.resolveJobHold(ctx, tx, house, id, ledger.Voided); err != nil {
+				return err
+			}
+			if _, err := db.advancePipelineTx(ctx, tx, j); err != nil {
 				return err
 			}
 			out = append(out, j)
@@ -356,6 +360,7 @@ func (db *DB) InputKeys(ctx context.Context, house string, inputs []job.Input) (
 // the worker no longer holds it.
 func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error) {
 	var out job.Job
+	var chained []job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		tool := j.Tool
 		a := asset.Asset{ID: f.AssetID, Name: f.Name, Mime: f.Mime,
@@ -374,6 +379,9 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 		if err := db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Posted); err != nil {
 			return err
 		}
+		if chained, err = db.advancePipelineTx(ctx, tx, done); err != nil {
+			return err
+		}
 		if strings.HasPrefix(f.Mime, "image/") { // a frame, not a video: the judge reads it next
 			if err := enqueueJudging(ctx, tx, j.HouseID, j.ID, db.nowMs()); err != nil {
 				return err
@@ -382,6 +390,9 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 		out = done
 		return db.enqueueWebhooksTx(ctx, tx, j.HouseID, webhook.DevelopDone, done)
 	})
+	if err == nil {
+		db.announceChained(ctx, chained)
+	}
 	return out, err
 }
 
@@ -398,7 +409,11 @@ func (db *DB) Fail(ctx context.Context, j job.Job, worker, reason string) (job.J
 			return job.ErrLeaseLost
 		}
 		out = done
-		return db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Voided)
+		if err := db.resolveJobHold(ctx, tx, j.HouseID, j.ID, ledger.Voided); err != nil {
+			return err
+		}
+		_, err = db.advancePipelineTx(ctx, tx, done)
+		return err
 	})
 	return out, err
 }
@@ -471,6 +486,9 @@ func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job
 				continue
 			}
 			if err := db.resolveJobHold(ctx, tx, l.house, l.id, ledger.Voided); err != nil {
+				return err
+			}
+			if _, err := db.advancePipelineTx(ctx, tx, j); err != nil {
 				return err
 			}
 			out = append(out, j)
