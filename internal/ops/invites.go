@@ -126,7 +126,22 @@ func (s *Service) Invite(ctx context.Context, p auth.Principal, in InviteRequest
 	if err := ensure(ctx, p); err != nil {
 		return Invited{}, err
 	}
-	iss, err := s.door.Issue(ctx, in.Email, p.UserID)
+	return s.invite(ctx, in.Email, p.UserID)
+}
+
+// SendInvitation lets an address in as an operator's invitation does (the
+// invitation and the letter with its accept link) for a caller the
+// operators' check does not apply to: the analyst's approval of an
+// applicant (package analyst), which checked its own token. It answers
+// what became of the letter (sent, logged, failed, or none when the
+// address had accepted an invitation already).
+func (s *Service) SendInvitation(ctx context.Context, email, byUserID string) (string, error) {
+	out, err := s.invite(ctx, email, byUserID)
+	return out.Emailed, err
+}
+
+func (s *Service) invite(ctx context.Context, email, byUserID string) (Invited, error) {
+	iss, err := s.door.Issue(ctx, email, byUserID)
 	if err != nil {
 		return Invited{}, err
 	}
