@@ -18,6 +18,7 @@ import (
 	"studio/internal/access"
 	"studio/internal/account"
 	"studio/internal/ai"
+	"studio/internal/analyst"
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/billing"
@@ -98,6 +99,9 @@ type Options struct {
 	// PreviewGuard is the URL guard invite previews read links through;
 	// nil builds the production one (tests allow their loopback server).
 	PreviewGuard *urlguard.Guard
+	// ResearchGuard is the URL guard the analyst's research reads an
+	// applicant's homepage through; nil builds the production one.
+	ResearchGuard *urlguard.Guard
 }
 
 // New opens the store and builds every service and the HTTP server.
@@ -232,6 +236,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	if falEngine != nil {
 		lanes.Fal = falEngine
 	}
+	operators := ops.NewService(db, jobs, door, sender, prices, now)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -257,14 +262,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Support:  desk,
 		Letters: letters.NewService(db, sender, letters.Options{DripSecret: cfg.DripSecret, WebhookSecret: cfg.EmailHook, WebOrigin: cfg.WebOrigin, Now: now,
 			OnAlert: func(kind, subject string) { log.Warn("operator alert", "kind", kind, "subject", subject) }}),
-		Seats:      seats,
-		Door:       door,
-		Billing:    money,
-		Pages:      providerPages(pay),
-		Claims:     db,
-		Brand:      brands,
-		Lanes:      lane.NewService(lanes),
-		Ops:        ops.NewService(db, jobs, door, sender, prices, now),
+		Seats:   seats,
+		Door:    door,
+		Billing: money,
+		Pages:   providerPages(pay),
+		Claims:  db,
+		Brand:   brands,
+		Lanes:   lane.NewService(lanes),
+		Ops:     operators,
+		Analyst: analyst.NewService(db, operators, analyst.Options{Token: cfg.AnalystToken, ActionToken: cfg.AnalystActionToken,
+			Guard: opts.ResearchGuard, AIReady: aiClient.Configured, Now: now}),
 		Search:     search.NewService(db),
 		Onboarding: onboarding.NewService(db, now),
 		Pipelines:  pipeline.NewService(db, assets, prices, eng.Can, announce, now),

@@ -49,6 +49,8 @@ type Config struct {
 	ResendURL                                   string            // RESEND_URL: Resend's API (tests point it at a local stand-in)
 	DripSecret                                  string            // DRIP_SECRET: bearer of the drip route; unset, it answers 503
 	EmailHook                                   string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
+	AnalystToken                                string            // ANALYST_TOKEN: bearer of the internal analyst routes; unset, they answer 401
+	AnalystActionToken                          string            // ANALYST_ACTION_TOKEN: bearer of the analyst's approval; unset, it answers 401
 	// Money (DECISIONS §10): the payment provider ("" none, local, polar)
 	// and the secret its deliveries are signed with.
 	BillingProvider      string
@@ -175,6 +177,10 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.ResendURL = v; return nil }},
 	{Name: "DRIP_SECRET", Shown: "(unset: the drip route answers 503)", Help: "bearer token of POST /api/toolkit/email/drip",
 		set: func(c *Config, v string) error { c.DripSecret = v; return nil }},
+	{Name: "ANALYST_TOKEN", Shown: "(unset: the analyst routes answer 401)", Help: "bearer token of the internal analyst routes /api/internal/analyst/* (reads, research, summarize)",
+		set: func(c *Config, v string) error { c.AnalystToken = v; return nil }},
+	{Name: "ANALYST_ACTION_TOKEN", Shown: "(unset: the analyst's approval answers 401)", Help: "bearer token of the analyst's approval of an applicant; keep it apart from ANALYST_TOKEN",
+		set: func(c *Config, v string) error { c.AnalystActionToken = v; return nil }},
 	{Name: "EMAIL_WEBHOOK_SECRET", Shown: "(unset: the delivery webhook answers 503)", Help: "whsec_... secret of the e-mail provider's delivery webhook (Standard Webhooks)",
 		set: func(c *Config, v string) error { c.EmailHook = v; return nil }},
 	{Name: "SUPPORT_BRIDGE_SECRET", Shown: "(unset: escalations answer 503)", Help: "shared secret the support bridge sends in x-support-bridge-secret",

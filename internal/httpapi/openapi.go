@@ -35,6 +35,14 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 			note = "Platform admins only: a session whose e-mail is on the service's admin list. A valid API key, even an admin's, is answered 403."
 		case SharedSecret:
 			note = "Takes no API key or session: the handler checks a shared secret the caller sends in a header."
+		case Analyst:
+			op.Security = []string{openapi.SchemeAnalyst}
+			note = "Internal: the analyst token (`Authorization: Bearer <ANALYST_TOKEN>`), compared in constant time. " +
+				"A house key or a session is not accepted; while ANALYST_TOKEN is unset every call is answered 401."
+		case AnalystAction:
+			op.Security = []string{openapi.SchemeAnalystAction}
+			note = "Internal: the analyst action token (`Authorization: Bearer <ANALYST_ACTION_TOKEN>`), separate from the read token, " +
+				"compared in constant time. The read token, a house key or a session is not accepted; while ANALYST_ACTION_TOKEN is unset every call is answered 401."
 		case Reviewer:
 			note = "Takes no API key or session: the share link's 256-bit token in the path is the authority. " +
 				"An expired, revoked or unknown token answers the one 404."
@@ -65,6 +73,7 @@ var tagDescriptions = map[string]string{
 	"collections":   "Folders of the library, flat on the wire.",
 	"billing":       "Tokens: the balance, open holds, prices, and platform grants.",
 	"admin":         "Platform administration (sessions on the allowlist).",
+	"analyst":       "The internal analyst: aggregates without identities (counts, rates, distributions over a window of hours) and actions on the applicant list, behind bearer tokens of their own.",
 	"search":        "One field over the house: pieces, collections, looks and workflows.",
 	"onboarding":    "The first-steps checklist of a house.",
 	"pipelines":     "Saved plans of tool steps, priced before running, run over the house's assets.",

@@ -225,7 +225,9 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 	check("info", doc["info"].(map[string]any)["title"], `"Fashion Imagery Studio API"`)
 	check("version", doc["info"].(map[string]any)["version"], `"1.0.0"`)
 	check("schemes", docDig(t, doc, "components", "securitySchemes"),
-		`{"apiKey":{"bearerFormat":"fis_sk_...","description":"An API key: `+"`Authorization: Bearer fis_sk_...`"+`.","scheme":"bearer","type":"http"},`+
+		`{"analystActionToken":{"description":"The internal analyst action token, for approvals: `+"`Authorization: Bearer \\u003cANALYST_ACTION_TOKEN\\u003e`"+`.","scheme":"bearer","type":"http"},`+
+			`"analystToken":{"description":"The internal analyst token: `+"`Authorization: Bearer \\u003cANALYST_TOKEN\\u003e`"+`.","scheme":"bearer","type":"http"},`+
+			`"apiKey":{"bearerFormat":"fis_sk_...","description":"An API key: `+"`Authorization: Bearer fis_sk_...`"+`.","scheme":"bearer","type":"http"},`+
 			`"session":{"description":"The session cookie set by sign-in. Unsafe methods must also carry this service's Origin.","in":"cookie","name":"studio_session","type":"apiKey"}}`)
 
 	t.Run("operations", func(t *testing.T) {

@@ -17,15 +17,22 @@ const (
 	PlatformAdmin              // a session whose e-mail is on the allowlist
 	SharedSecret               // a secret header checked by the handler
 	Reviewer                   // a share link's token in the path is the authority; no key or session is read
+	Analyst                    // the analyst token (ANALYST_TOKEN) as a bearer; no key or session is read
+	AnalystAction              // the analyst action token (ANALYST_ACTION_TOKEN) as a bearer; nothing else passes
 )
 
 func (c Class) String() string {
-	return [...]string{"public", "key-or-session", "session", "platform-admin", "shared-secret", "reviewer-token"}[c]
+	return [...]string{"public", "key-or-session", "session", "platform-admin", "shared-secret", "reviewer-token", "analyst-token", "analyst-action-token"}[c]
 }
 
 // Credentialed reports whether the class reads a key or a session (and so
 // checks the Origin of a cookie's unsafe requests).
-func (c Class) Credentialed() bool { return c != Public && c != SharedSecret && c != Reviewer }
+func (c Class) Credentialed() bool {
+	return c != Public && c != SharedSecret && c != Reviewer && c != Analyst && c != AnalystAction
+}
+
+// Internal reports whether the class is one of the analyst's tokens.
+func (c Class) Internal() bool { return c == Analyst || c == AnalystAction }
 
 // Route is one line of the API's table of contents. The same value
 // registers the handler, documents the operation in /openapi.json and
@@ -91,6 +98,8 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 	case PlatformAdmin:
 		add(errs.Unauthorized)
 		add(errs.Forbidden)
+	case Analyst, AnalystAction:
+		add(errs.Unauthorized)
 	}
 	if rt.Class.Credentialed() && rt.Method != http.MethodGet {
 		add(ErrBadOrigin)

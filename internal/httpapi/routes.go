@@ -40,5 +40,6 @@ func (s *Server) table() []Route {
 		s.onboardingRoutes(),    // SPEC §4.19: the first-steps checklist
 		s.pipelinesRoutes(),     // SPEC §4.19: saved plans of tool steps, previews and runs
 		s.accessRoutes(),        // SPEC §4.9: what a user may open, the tools' curated items
+		s.analystRoutes(),       // SPEC §4.18, §5 rule 7: the internal analyst's aggregates and actions
 	)
 }

@@ -12,6 +12,7 @@ import (
 
 	"studio/internal/access"
 	"studio/internal/account"
+	"studio/internal/analyst"
 	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/auth"
@@ -82,6 +83,7 @@ type Services struct {
 	Onboarding *onboarding.Service         // the first-steps checklist
 	Pipelines  *pipeline.Service           // saved plans of tool steps, their price and runs
 	Access     *access.Service             // what a user may open, and the tools' curated items
+	Analyst    *analyst.Service            // the internal analyst's aggregates and actions
 	Wake       func()                      // tells this process's workers that work is queued
 	Ping       func(context.Context) error // checks the database answers
 }

@@ -110,3 +110,10 @@ func Thumbnail(img image.Image, orientation int, source string) ([]byte, error) 
 	}
 	return buf.Bytes(), err
 }
+
+// AssetThumb opens the thumbnail of a live asset's stored file, of any
+// house (the analyst's preview; the caller resolved the file), rendering
+// and keeping it the first time as a share's frames do.
+func (s *Service) AssetThumb(ctx context.Context, f asset.File) (Bytes, error) {
+	return s.thumb(ctx, f)
+}

@@ -2,7 +2,7 @@
 // of operations: schemas are reflected from the Go types of each query,
 // body and answer, and every operation lists the error codes it answers.
 // httpapi turns its routes table into the operations; this package knows
-// nothing of handlers or credential classes beyond the names of two schemes.
+// nothing of handlers or credential classes beyond the names of its schemes.
 package openapi
 
 import (
@@ -42,8 +42,10 @@ const (
 // The security schemes an operation may name: an API key sent as a bearer
 // token, and the session cookie.
 const (
-	SchemeKey     = "apiKey"
-	SchemeSession = "session"
+	SchemeKey           = "apiKey"
+	SchemeSession       = "session"
+	SchemeAnalyst       = "analystToken"
+	SchemeAnalystAction = "analystActionToken"
 )
 
 // Info is what the document needs besides the operations.
@@ -171,6 +173,16 @@ func newDocBuilder(info Info) *docBuilder {
 		SecurityScheme: (&openapi31.SecurityScheme{
 			HTTPBearer: (&openapi31.SecuritySchemeHTTPBearer{Scheme: "bearer"}).WithBearerFormat("fis_sk_..."),
 		}).WithDescription("An API key: `Authorization: Bearer fis_sk_...`."),
+	})
+	c.WithSecuritySchemesItem(SchemeAnalyst, openapi31.SecuritySchemeOrReference{
+		SecurityScheme: (&openapi31.SecurityScheme{
+			HTTPBearer: &openapi31.SecuritySchemeHTTPBearer{Scheme: "bearer"},
+		}).WithDescription("The internal analyst token: `Authorization: Bearer <ANALYST_TOKEN>`."),
+	})
+	c.WithSecuritySchemesItem(SchemeAnalystAction, openapi31.SecuritySchemeOrReference{
+		SecurityScheme: (&openapi31.SecurityScheme{
+			HTTPBearer: &openapi31.SecuritySchemeHTTPBearer{Scheme: "bearer"},
+		}).WithDescription("The internal analyst action token, for approvals: `Authorization: Bearer <ANALYST_ACTION_TOKEN>`."),
 	})
 	c.WithSecuritySchemesItem(SchemeSession, openapi31.SecuritySchemeOrReference{
 		SecurityScheme: (&openapi31.SecurityScheme{
