@@ -176,7 +176,7 @@ func TestAnalyst(t *testing.T) {
 
 		// The applicant list.
 		withSite := applicant(t, a, map[string]any{"name": "Ines Applicant", "email": "ines@maison.test", "house": "Maison Lin",
-			"website": site.URL, "intake": map[string]any{"audience": "women 30-50", "painText": "call me on 555"}})
+			"website": site.URL, "intake": map[string]any{"audience": "women 30-50", "painText": "call me on 0612345678"}})
 		declined := applicant(t, a, map[string]any{"name": "Dan Declined", "email": "dan@maison.test"})
 		rawExec(t, a, `UPDATE invite_requests SET status = 'declined', decided_at = created_at WHERE id = ?`, declined)
 		social := applicant(t, a, map[string]any{"name": "Sol Social", "email": "sol@maison.test", "website": "https://www.instagram.com/maisonsol"})
@@ -184,7 +184,7 @@ func TestAnalyst(t *testing.T) {
 		bare := applicant(t, a, map[string]any{"name": "Bo Bare", "email": "bo@maison.test"})
 
 		identities := []string{zelda.ID, zelda.Email, zelda.HouseID, "Zelda", other.ID, other.Email, other.HouseID, "Orin",
-			"ines@maison.test", "Ines", "Maison Lin", "dan@maison.test", "Dan Declined", "555", done, failed, frame.ID, session}
+			"ines@maison.test", "Ines", "Maison Lin", "dan@maison.test", "Dan Declined", "0612345678", done, failed, frame.ID, session}
 		noIdentity := func(t *testing.T, body []byte, except ...string) {
 			t.Helper()
 			for _, s := range identities {
