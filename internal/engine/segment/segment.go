@@ -97,6 +97,7 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 			return nil, err
 		}
 		fg := fs.refine(r, coarse)
+		fg = fs.pruneGround(fg, open)
 		dropShadows(work, fg)
 		conf := measure(work, fg, fs.frame(open))
 		clean(fg, work.w, work.h)

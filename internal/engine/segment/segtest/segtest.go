@@ -333,3 +333,27 @@ func IoU(a, b []bool) float64 {
 func clamp8(v float64) uint8 {
 	return uint8(math.Max(0, math.Min(255, math.Round(v))))
 }
+
+// Brick is a wall of grey bricks in running bond: each brick its own shade
+// with a mottled face, and pale mortar joints, like a painted brick wall.
+func Brick(w, h int) Texture {
+	bh := float64(min(w, h)) / 14
+	bw := 3.2 * bh
+	return func(x, y int) [3]float64 {
+		fx, fy := float64(x), float64(y)
+		row := math.Floor(fy / bh)
+		off := 0.0
+		if int(row)%2 == 1 {
+			off = bw / 2
+		}
+		col := math.Floor((fx + off) / bw)
+		u, v := math.Mod(fx+off, bw), math.Mod(fy, bh)
+		if u < 3 || v < 3 {
+			g := 200 + 20*(noise(x, y, 31)-0.5)
+			return [3]float64{g, g, g - 2} // mortar
+		}
+		shade := 0.55 + 0.5*noise(int(col), int(row), 33)
+		k := shade * (0.9 + 0.2*fbm(fx, fy, bh/2, 35))
+		return [3]float64{150 * k, 150 * k, 148 * k}
+	}
+}
