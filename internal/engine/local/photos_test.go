@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,9 @@ import (
 //	STUDIO_PHOTO_SHEETS=/tmp/sheets go test -run TestPhotoSheets -v ./internal/engine/local/
 //
 // It is skipped without STUDIO_PHOTO_SHEETS; pictures whose source files are
-// missing are left out. It judges nothing: the sheets are for looking at.
+// missing are left out. STUDIO_PHOTO_ONLY, a comma-separated list of names,
+// develops only those (STUDIO_PHOTO_ONLY=figure-in-garage,bag-on-brick). It
+// judges nothing: the sheets are for looking at.
 func TestPhotoSheets(t *testing.T) {
 	out := os.Getenv("STUDIO_PHOTO_SHEETS")
 	if out == "" {
@@ -51,6 +54,10 @@ func TestPhotoSheets(t *testing.T) {
 		modcache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
 	}
 	photos := segtest.Photos(segtest.Dirs(modcache))
+	if only := os.Getenv("STUDIO_PHOTO_ONLY"); only != "" {
+		names := strings.Split(only, ",")
+		photos = slices.DeleteFunc(photos, func(p segtest.Photo) bool { return !slices.Contains(names, p.Name) })
+	}
 	if len(photos) == 0 {
 		t.Skip("no sample photographs found: apt-get install python3-skimage python3-matplotlib")
 	}

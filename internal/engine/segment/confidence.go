@@ -21,6 +21,7 @@ type Confidence struct {
 	Edges       float64 // share of the boundary lying on an image edge
 	Misfit      float64 // pixels whose colour fits the other side's model better, over the subject's area
 	Press       float64 // largest share of a seeded side the subject presses against (runs off the frame)
+	CutOff      float64 // largest share of a flat run along a seeded side that leads far inward to the subject
 	Problem     string  // the weakest measure ("" when confident)
 
 	pressBottom float64 // share of the bottom the subject presses against
@@ -33,8 +34,8 @@ const Threshold = 0.5
 func (c Confidence) Confident() bool { return c.Score >= Threshold }
 
 func (c Confidence) String() string {
-	return fmt.Sprintf("score %.2f (coverage %.3f, largest %.2f, parts %d, debris %.2f, compactness %.2f, edges %.2f, misfit %.2f, press %.2f)%s",
-		c.Score, c.Coverage, c.Largest, c.Parts, c.Debris, c.Compactness, c.Edges, c.Misfit, c.Press, problem(c.Problem))
+	return fmt.Sprintf("score %.2f (coverage %.3f, largest %.2f, parts %d, debris %.2f, compactness %.2f, edges %.2f, misfit %.2f, press %.2f, cut off %.2f)%s",
+		c.Score, c.Coverage, c.Largest, c.Parts, c.Debris, c.Compactness, c.Edges, c.Misfit, c.Press, c.CutOff, problem(c.Problem))
 }
 
 func problem(p string) string {
@@ -59,6 +60,23 @@ var bounds = []struct {
 	{"the outline does not follow the image's edges", 0.25, 0.55, func(c *Confidence) float64 { return c.Edges }},
 	{"subject and ground share their colours", 0.35, 0.15, func(c *Confidence) float64 { return c.Misfit }},
 	{"the subject runs off the frame", 0.4, 0.15, func(c *Confidence) float64 { return c.Press }},
+	{"part of the subject was cut off at the frame's edge", cutOffBad, cutOffGood, func(c *Confidence) float64 { return c.CutOff }},
+}
+
+// The bounds of the cut-off margin: a run along a seeded side that leads
+// to the subject at most at 60% of its positions is the ground's own (a
+// path, a shadow), at 90% the subject's continuation.
+const cutOffBad, cutOffGood = 0.9, 0.6
+
+// onlyCutOff reports whether the cut-off margin is what keeps c from
+// being confident: c would be confident without it.
+func (c Confidence) onlyCutOff() bool {
+	if ramp(c.CutOff, cutOffBad, cutOffGood) >= Threshold {
+		return false
+	}
+	c.CutOff = 0
+	c.score()
+	return c.Confident()
 }
 
 func ramp(x, bad, good float64) float64 {
@@ -170,6 +188,7 @@ func measure(work *raster, fg []bool, f frame) Confidence {
 	}
 	c.Misfit = misfit(work, fg, area)
 	c.Press, c.pressBottom = press(fg, w, h, f)
+	c.CutOff, _ = cutOff(work, fg, f)
 	c.score()
 	return c
 }
@@ -250,4 +269,113 @@ func misfit(work *raster, fg []bool, area int) float64 {
 		}
 	}
 	return float64(n) / float64(area)
+}
+
+// cutOff looks for a part of the subject the seeds cut off: a run of one
+// flat colour along a seeded side (8% to 60% of it, a colour found on at
+// most 15% of the rest of the seeded sides) that, walked inward
+// through ground of that colour, leads to the subject, at least half of
+// the way over a tenth of the frame or more: the subject runs on to the
+// frame's edge in another colour (trousers below a top, cut off by the
+// frame) and the seeds made that part ground. It returns the largest share
+// of such a run's positions that lead to the subject, and the ground the
+// walks of that run crossed.
+func cutOff(work *raster, fg []bool, f frame) (float64, []bool) {
+	w, h := work.w, work.h
+	b := f.band
+	if w <= 2*b+2 || h <= 2*b+2 {
+		return 0, nil
+	}
+	type side struct{ x0, y0, dx, dy, ix, iy, n, depth int }
+	sides := []side{{b, b, 1, 0, 0, 1, w - 2*b, h}}
+	n := h - 2*b
+	if f.open {
+		n = max(1, int(openFrom*float64(h))-b)
+	} else {
+		sides = append(sides, side{b, h - 1 - b, 1, 0, 0, -1, w - 2*b, h})
+	}
+	sides = append(sides, side{b, b, 0, 1, 1, 0, n, w}, side{w - 1 - b, b, 0, 1, -1, 0, n, w})
+	// The colours along all the seeded sides: a run whose colour is common
+	// there is the ground's own (a plank, a plain backdrop).
+	var line [][3]float32
+	for _, s := range sides {
+		for k := range s.n {
+			line = append(line, work.pix[(s.y0+k*s.dy)*w+s.x0+k*s.dx])
+		}
+	}
+	worst := 0.0
+	var worstPath []int
+	for _, s := range sides {
+		at := func(k int) (int, int) { return s.x0 + k*s.dx, s.y0 + k*s.dy }
+		for k := 0; k < s.n; {
+			// The run: neighbours alike, all near the run's mean.
+			x, y := at(k)
+			mean := work.pix[y*w+x]
+			e := k + 1
+			for ; e < s.n; e++ {
+				ex, ey := at(e)
+				c := work.pix[ey*w+ex]
+				px, py := at(e - 1)
+				if sqDist(c, work.pix[py*w+px]) > 12*12 || sqDist(c, mean) > 20*20 {
+					break
+				}
+				for j := range 3 {
+					mean[j] += (c[j] - mean[j]) / float32(e-k+1)
+				}
+			}
+			run := e - k
+			if run*100 >= 8*s.n && run*100 <= 60*s.n && rare(line, mean, run) {
+				reach, far := 0, 0
+				var path []int
+				for j := k; j < e; j++ {
+					x, y := at(j)
+					d := 0
+					for x >= 0 && y >= 0 && x < w && y < h && !fg[y*w+x] && sqDist(work.pix[y*w+x], mean) <= 24*24 {
+						path = append(path, y*w+x)
+						x, y = x+s.ix, y+s.iy
+						d++
+					}
+					// The walk ends on the subject, or next to it (past a
+					// blended edge pixel or two).
+					for range 3 {
+						if x < 0 || y < 0 || x >= w || y >= h {
+							break
+						}
+						if fg[y*w+x] {
+							reach++
+							if d*10 >= s.depth {
+								far++
+							}
+							break
+						}
+						x, y = x+s.ix, y+s.iy
+					}
+				}
+				if share := float64(reach) / float64(run); far*2 >= reach && share > worst {
+					worst, worstPath = share, path
+				}
+			}
+			k = e
+		}
+	}
+	if worstPath == nil {
+		return worst, nil
+	}
+	walked := make([]bool, w*h)
+	for _, i := range worstPath {
+		walked[i] = true
+	}
+	return worst, walked
+}
+
+// rare reports whether at most 15% of the line's colours other than the
+// run's own (run of them) are within 24 levels of mean.
+func rare(line [][3]float32, mean [3]float32, run int) bool {
+	alike := 0
+	for _, c := range line {
+		if sqDist(c, mean) <= 24*24 {
+			alike++
+		}
+	}
+	return (alike-run)*100 <= 15*max(1, len(line)-run)
 }

@@ -112,7 +112,15 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 		if err != nil {
 			return nil, err
 		}
-		if preferOpen(best, open) {
+		if best.fg != nil && best.conf.onlyCutOff() {
+			// The closed cut, clean otherwise, left a part of the subject
+			// that runs on to a seeded side to the ground: the open answer
+			// is taken only when it is the closed one completed by that part.
+			_, walked := cutOff(work, best.fg, fs.frame(false))
+			if open.fg != nil && open.conf.Confident() && completes(best.fg, walked, open.fg) {
+				best = open
+			}
+		} else if preferOpen(best, open) {
 			best = open
 		}
 	}
@@ -133,6 +141,37 @@ func preferOpen(closed, open *result) bool {
 		return false
 	}
 	return open.conf.Confident() || open.conf.Score > closed.conf.Score
+}
+
+// completes reports whether the open answer is the closed one with the
+// part it cut off (walked, the ground the cut-off measure crossed) and
+// little else: it keeps 90% of the closed subject and 80% of the walked
+// ground, and adds at most 15% of itself beyond both.
+func completes(closed, walked, open []bool) bool {
+	if walked == nil {
+		return false
+	}
+	var nc, keptC, nw, keptW, no, extra int
+	for i, o := range open {
+		if o {
+			no++
+		}
+		switch {
+		case closed[i]:
+			nc++
+			if o {
+				keptC++
+			}
+		case walked[i]:
+			nw++
+			if o {
+				keptW++
+			}
+		case o:
+			extra++
+		}
+	}
+	return keptC*10 >= nc*9 && keptW*10 >= nw*8 && extra*100 <= no*15
 }
 
 // unlikeSides marks the pixels whose colours the seeds of the top and the

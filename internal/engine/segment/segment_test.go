@@ -259,3 +259,51 @@ func FuzzSeparate(f *testing.F) {
 		}
 	})
 }
+
+// twoTone paints a figure by height: top above split, trousers below.
+func twoTone(top, bottom color.NRGBA, split float64, w, h int) segtest.Texture {
+	t := segtest.Fill(top, nil, 0, w, h)
+	b := segtest.Fill(bottom, nil, 0, w, h)
+	return func(x, y int) [3]float64 {
+		if float64(y) < split*float64(h) {
+			return t(x, y)
+		}
+		return b(x, y)
+	}
+}
+
+// A figure in a yellow top and navy trousers, cut at the thighs by the
+// frame: a mask that kept the top and left the trousers (which run on to
+// the bottom edge) to the ground is refused as cut off; the whole figure
+// is not cut off (Assess sees a closed frame, so it runs off the frame).
+func TestAssessRefusesASubjectCutOffAtTheFrame(t *testing.T) {
+	w, h := 4*th/3, 16*th/9
+	cov := segtest.Coverage(segtest.HalfFigure, w, h)
+	fill := twoTone(color.NRGBA{R: 230, G: 200, B: 60, A: 255}, color.NRGBA{R: 50, G: 60, B: 90, A: 255}, 0.8, w, h)
+	img := segtest.Composite(segtest.Concrete(w, h), fill, cov, w, h, 0, 9)
+	truth := segtest.Mask(cov)
+	whole := make([]float32, w*h)
+	top := make([]float32, w*h)
+	for i, v := range truth {
+		if v {
+			whole[i] = 1
+			if i/w < 8*h/10 {
+				top[i] = 1
+			}
+		}
+	}
+	if c := segment.Assess(img, whole, segment.Options{}); c.CutOff > 0.3 {
+		t.Fatalf("the whole figure: %v", c)
+	}
+	c := segment.Assess(img, top, segment.Options{})
+	if c.Confident() || c.CutOff < 0.9 || c.Problem != "part of the subject was cut off at the frame's edge" {
+		t.Fatalf("the top alone: %v", c)
+	}
+	// Separated, the figure is delivered whole (the open-bottom cut) or refused.
+	cut, m := separate(t, img)
+	if cut.Confidence.Confident() {
+		if iou := segtest.IoU(m, truth); iou < 0.95 {
+			t.Fatalf("delivered with IoU %.3f: %v", iou, cut.Confidence)
+		}
+	}
+}
