@@ -36,6 +36,12 @@
 //     same chromaticity within 0.03, 35% to 105% of its lightness, and the
 //     ground's texture still showing) go back to the ground, unless they
 //     would be over a quarter of the subject or the picture has no colour.
+//   - Ground colours: a component of a mixture fitted to the subject
+//     whose pixels are mostly (over half) explained by the border seeds'
+//     model as well as its typical (75th percentile) seed is, and that
+//     holds under a quarter of the subject, is taken out of the subject's
+//     model and the working-size picture is cut again (brick kept above a
+//     bag and inside its handle, gravel along a sneaker go back).
 //   - Clean-up: parts under 1% of the largest are dropped, pinholes under
 //     0.2% of the subject filled.
 //   - Open bottom: when the subject presses against the bottom band, the
@@ -63,6 +69,16 @@
 //	              (0.35 .. 0.15)
 //	press         share of a seeded side the subject touches: it runs off
 //	              the frame (0.4 .. 0.15)
+//	cut off       a run of one flat colour along a seeded side (8% to 60% of
+//	              it, rare elsewhere on the seeded sides) that, walked inward
+//	              through ground of its colour, leads to the subject, half
+//	              of the time over a tenth of the frame: the share of the
+//	              run that does (0.9 .. 0.6). The subject runs on to the
+//	              edge in a colour the seeds gave the ground (trousers below
+//	              a top). When that is a closed cut's only fault, the open
+//	              answer is kept only if it is the closed subject completed
+//	              by the walked ground (90% of one, 80% of the other, at most
+//	              15% more); otherwise the closed cut is refused.
 //
 // The bounds were set by looking at the cut-outs of a set of 21 pictures
 // (composites with known masks on real textures, and real photographs from
