@@ -35,9 +35,10 @@
 // the plain matte second; above, the graph cut only. Whichever method
 // answers, its mask must pass segment's confidence measure (coverage, parts
 // and debris, compactness, edge agreement, colour misfit, running off the
-// frame; a plain matte's through segment.Assess) at a score of 0.5, and 0.65
-// for a packshot, whose product is seen on a plain canvas where every flaw
-// of the outline shows. Otherwise the tool fails with an input fault: "The
+// frame, a part cut off at the frame's edge; a plain matte's through
+// segment.Assess) at a score of 0.5, and 0.65 for a packshot, whose
+// product is seen on a plain canvas where every flaw of the outline shows.
+// Otherwise the tool fails with an input fault: "The
 // subject could not be separated from this background cleanly; try a photo
 // on a plainer ground." The worker fails the job and voids its hold, so a
 // fragmented cut-out is never delivered or charged. Try-on takes the plain
