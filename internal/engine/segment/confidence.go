@@ -188,7 +188,10 @@ func measure(work *raster, fg []bool, f frame) Confidence {
 	}
 	c.Misfit = misfit(work, fg, area)
 	c.Press, c.pressBottom = press(fg, w, h, f)
-	c.CutOff, _ = cutOff(work, fg, f)
+	if !f.open {
+		// Only a closed frame seeds the bottom, where a subject runs on.
+		c.CutOff, _ = cutOff(work, fg, f)
+	}
 	c.score()
 	return c
 }

@@ -69,7 +69,7 @@
 //	              (0.35 .. 0.15)
 //	press         share of a seeded side the subject touches: it runs off
 //	              the frame (0.4 .. 0.15)
-//	cut off       a run of one flat colour along a seeded side (8% to 60% of
+//	cut off       (a closed frame) a run of one flat colour along a seeded side (8% to 60% of
 //	              it, rare elsewhere on the seeded sides) that, walked inward
 //	              through ground of its colour, leads to the subject, half
 //	              of the time over a tenth of the frame: the share of the
