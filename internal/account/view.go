@@ -59,6 +59,7 @@ type Invoice struct {
 	Tokens    int64    `json:"tokens"`
 	AmountUSD *float64 `json:"amountUsd" description:"US dollars paid: what the provider charged for the order that credited it (a top-up, a plan period); 0 for a grant; a top-up without an order has the pack's price, null when no pack matches."`
 	Reference *string  `json:"reference" description:"The payment's reference; null for grants."`
+	RevokedAt *ts.Time `json:"revokedAt" description:"When an operator revoked the order behind it (what was left of its tokens was taken back, a face's claim released); null otherwise."`
 }
 
 // Billing is who pays and whether the caller may change it.
@@ -124,7 +125,8 @@ type Purchase struct {
 	At          ts.Time
 	Item        string
 	AmountCents int64
-	Reference   string // <provider>:<order id>
+	Reference   string   // <provider>:<order id>
+	RevokedAt   *ts.Time // when an operator revoked it
 }
 
 // View answers GET /api/account for the caller and their house.
@@ -179,7 +181,8 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 	}
 	for _, b := range bought {
 		usd, ref := float64(b.AmountCents)/100, b.Reference
-		v.Invoices = append(v.Invoices, Invoice{ID: b.ID, At: b.At, Kind: "model_purchase", Item: b.Item, AmountUSD: &usd, Reference: &ref})
+		v.Invoices = append(v.Invoices, Invoice{ID: b.ID, At: b.At, Kind: "model_purchase", Item: b.Item, AmountUSD: &usd, Reference: &ref,
+			RevokedAt: b.RevokedAt})
 	}
 	slices.SortStableFunc(v.Invoices, func(a, b Invoice) int { return b.At.Compare(a.At.Time) })
 	v.Invoices = v.Invoices[:min(len(v.Invoices), MaxInvoices)]
@@ -189,7 +192,7 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 // invoice describes a credit.
 func (s *Service) invoice(c ledger.Credit) Invoice {
 	zero := 0.0
-	in := Invoice{ID: c.ID, At: c.CreatedAt, Tokens: c.Tokens, AmountUSD: &zero}
+	in := Invoice{ID: c.ID, At: c.CreatedAt, Tokens: c.Tokens, AmountUSD: &zero, RevokedAt: c.RevokedAt}
 	if c.Reference != "" {
 		ref := c.Reference
 		in.Reference = &ref

@@ -56,16 +56,18 @@ type Outcome struct {
 
 // Entitlement is what a paid order gave the house.
 type Entitlement struct {
-	ID          string  `json:"id"`
-	Provider    string  `json:"provider" enum:"local,polar"`
-	OrderID     string  `json:"orderId" description:"The provider's order."`
-	Kind        string  `json:"kind" enum:"topup,subscription,renewal,custom,model"`
-	FaceID      string  `json:"faceId,omitempty" description:"The catalogue face a model order bought."`
-	Claim       string  `json:"claim,omitempty" enum:"purchase,exclusive,taken" description:"What a model order gave: a purchase, the exclusive claim, or nothing because another house held the face exclusively first (the order is to be refunded)."`
-	Tier        string  `json:"tier,omitempty" description:"The plan tier, for a subscription or a renewal."`
-	Tokens      int64   `json:"tokens" description:"Tokens credited by this order."`
-	AmountCents int64   `json:"amountCents" description:"What the provider charged, in US cents."`
-	CreatedAt   ts.Time `json:"createdAt"`
+	ID          string   `json:"id"`
+	Provider    string   `json:"provider" enum:"local,polar"`
+	OrderID     string   `json:"orderId" description:"The provider's order."`
+	Kind        string   `json:"kind" enum:"topup,subscription,renewal,custom,model"`
+	FaceID      string   `json:"faceId,omitempty" description:"The catalogue face a model order bought."`
+	Claim       string   `json:"claim,omitempty" enum:"purchase,exclusive,taken" description:"What a model order gave: a purchase, the exclusive claim, or nothing because another house held the face exclusively first (the order is to be refunded)."`
+	Tier        string   `json:"tier,omitempty" description:"The plan tier, for a subscription or a renewal."`
+	Tokens      int64    `json:"tokens" description:"Tokens credited by this order."`
+	AmountCents int64    `json:"amountCents" description:"What the provider charged, in US cents."`
+	CreatedAt   ts.Time  `json:"createdAt"`
+	Status      string   `json:"status" enum:"active,revoked" description:"revoked: an operator ended it; what was left of its tokens was taken back, and a model order's claim on the face released."`
+	RevokedAt   *ts.Time `json:"revokedAt" description:"When an operator revoked it; null while active."`
 }
 
 // Options configure the service.

@@ -66,6 +66,9 @@ type Credit struct {
 	// PaidCents is what the payment provider charged for the order that
 	// credited it (read from its entitlement); nil when no order did.
 	PaidCents *int64
+	// RevokedAt is when an operator revoked that order's entitlement
+	// (what was left of the credit was taken back); nil when not.
+	RevokedAt *ts.Time
 }
 
 // NewGrant returns a grant of tokens from source, expiring at expiresAt

@@ -39,6 +39,10 @@ type Store interface {
 	InsertCode(ctx context.Context, c invite.Code) error
 	OperatorCodes(ctx context.Context) ([]invite.Code, error)
 	RevokeCode(ctx context.Context, id string, at time.Time) (invite.Code, error)
+	EntitlementsAcross(ctx context.Context, f EntitlementFilter) ([]Entitlement, error)
+	// RevokeEntitlement revokes an entitlement once, by the user, and
+	// answers it; NOT_FOUND when none has the id.
+	RevokeEntitlement(ctx context.Context, id, by, reason string) (Entitlement, error)
 }
 
 // Service is the operators' use cases.

@@ -135,8 +135,10 @@ func (db *DB) SetBillingEmail(ctx context.Context, house, email string) error {
 
 // Entitlements lists the house's entitlements, newest first.
 func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitlement, error) {
-	rows, err := db.read().Query(ctx, `SELECT id, provider, order_id, kind, tier, tokens, amount_cents, created_at, face_id, claim
-		FROM entitlements WHERE organization_id = ? ORDER BY created_at DESC, id DESC LIMIT 200`, house)
+	rows, err := db.read().Query(ctx, `SELECT e.id, e.provider, e.order_id, e.kind, e.tier, e.tokens, e.amount_cents, e.created_at, e.face_id,
+		e.claim, v.revoked_at FROM entitlements e
+		LEFT JOIN entitlement_revocations v ON v.organization_id = e.organization_id AND v.entitlement_id = e.id
+		WHERE e.organization_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 200`, house)
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +148,16 @@ func (db *DB) Entitlements(ctx context.Context, house string) ([]billing.Entitle
 		var e billing.Entitlement
 		var tier, face, claim sql.NullString
 		var created int64
-		if err := rows.Scan(&e.ID, &e.Provider, &e.OrderID, &e.Kind, &tier, &e.Tokens, &e.AmountCents, &created, &face, &claim); err != nil {
+		var revoked sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Provider, &e.OrderID, &e.Kind, &tier, &e.Tokens, &e.AmountCents, &created, &face, &claim,
+			&revoked); err != nil {
 			return nil, err
 		}
 		e.Tier, e.CreatedAt, e.FaceID, e.Claim = tier.String, ts.Milli(created), face.String, claim.String
+		e.Status, e.RevokedAt = "active", tsPtr(revoked)
+		if revoked.Valid {
+			e.Status = "revoked"
+		}
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -171,12 +171,21 @@ const (
 	qPostDebits = `INSERT INTO ledger_debits (hold_id, credit_id, organization_id, tokens, created_at)
 		SELECT hold_id, credit_id, organization_id, tokens, ? FROM ledger_hold_credits
 		WHERE organization_id = ? AND hold_id = ?`
-	// qVoidReturn gives a hold's reservations back to their credits (hold, house, house, hold).
+	// qVoidReturn gives a hold's reservations back to their credits, but
+	// for a revoked credit's (hold, house, house, hold).
 	qVoidReturn = `UPDATE ledger_credits SET available = available + (
 			SELECT r.tokens FROM ledger_hold_credits r
 			WHERE r.organization_id = ledger_credits.organization_id AND r.hold_id = ? AND r.credit_id = ledger_credits.id)
 		WHERE organization_id = ? AND id IN (
-			SELECT credit_id FROM ledger_hold_credits WHERE organization_id = ? AND hold_id = ?)`
+			SELECT credit_id FROM ledger_hold_credits WHERE organization_id = ? AND hold_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM ledger_revocations v
+			WHERE v.organization_id = ledger_credits.organization_id AND v.credit_id = ledger_credits.id AND v.hold_id IS NULL)`
+	// qVoidRevoked gives a voided hold's reservations on revoked credits to
+	// their revocation, never back to the house (now, house, hold).
+	qVoidRevoked = `INSERT INTO ledger_revocations (organization_id, credit_id, hold_id, tokens, created_at)
+		SELECT r.organization_id, r.credit_id, r.hold_id, r.tokens, ? FROM ledger_hold_credits r
+		WHERE r.organization_id = ? AND r.hold_id = ? AND EXISTS (SELECT 1 FROM ledger_revocations v
+			WHERE v.organization_id = r.organization_id AND v.credit_id = r.credit_id AND v.hold_id IS NULL)`
 )
 
 // liveCredit is a credit a hold may draw on, in spending order.
@@ -362,8 +371,54 @@ func (db *DB) resolveHoldTx(ctx context.Context, tx *Tx, house, holdID string, t
 		_, err = tx.Exec(ctx, qPostDebits, now, house, holdID)
 		return err
 	}
-	_, err = tx.Exec(ctx, qVoidReturn, holdID, house, house, holdID)
+	if _, err = tx.Exec(ctx, qVoidReturn, holdID, house, house, holdID); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, qVoidRevoked, now, house, holdID)
 	return err
+}
+
+// revokeCreditTx takes back what is left of a credit, once (DECISIONS §4
+// as extended by issue 16): its unreserved tokens now, in a ledger row of
+// their own, and what pending holds reserved on it when each of them is
+// voided (resolveHoldTx); a hold posted later spent its part. The credit's
+// row keeps its amount; its available drops to 0 and never grows again.
+// It answers the tokens taken now and those pending holds still reserve,
+// and already=true (writing nothing) when the credit was revoked before.
+func (db *DB) revokeCreditTx(ctx context.Context, tx *Tx, house, creditID string, now int64) (taken, pending int64, already bool, err error) {
+	if err := db.lockHouse(ctx, tx, house); err != nil {
+		return 0, 0, false, err
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM ledger_revocations WHERE organization_id = ? AND credit_id = ? AND hold_id IS NULL`,
+		house, creditID).Scan(&n); err != nil {
+		return 0, 0, false, err
+	}
+	if n > 0 {
+		return 0, 0, true, nil
+	}
+	if err := tx.QueryRow(ctx, `SELECT available FROM ledger_credits WHERE organization_id = ? AND id = ?`,
+		house, creditID).Scan(&taken); err != nil {
+		return 0, 0, false, notFound(err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT CAST(COALESCE(SUM(r.tokens), 0) AS BIGINT) FROM ledger_hold_credits r
+		JOIN ledger_holds h ON h.organization_id = r.organization_id AND h.id = r.hold_id
+		WHERE r.organization_id = ? AND r.credit_id = ? AND h.state = 'pending'`, house, creditID).Scan(&pending); err != nil {
+		return 0, 0, false, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO ledger_revocations (organization_id, credit_id, hold_id, tokens, created_at)
+		VALUES (?, ?, NULL, ?, ?)`, house, creditID, taken, now); err != nil {
+		return 0, 0, false, err
+	}
+	res, err := tx.Exec(ctx, `UPDATE ledger_credits SET available = 0 WHERE organization_id = ? AND id = ? AND available = ?`,
+		house, creditID, taken)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return 0, 0, false, fmt.Errorf("ledger: credit %s of house %s changed under the house lock (%d rows, %v)", creditID, house, n, err)
+	}
+	return taken, pending, false, nil
 }
 
 const holdCols = `id, job_id, tokens, state, user_id, created_at, resolved_at`

@@ -16,8 +16,10 @@ import (
 // CheckLedger recomputes the house's ledger from its rows, in one snapshot,
 // and reports every invariant that does not hold (nil when all do):
 //
-//   - each credit: amount = available + reserved by pending holds + debited,
-//     and 0 <= available <= amount; a top-up never expires;
+//   - each credit: amount = available + reserved by pending holds + debited
+//   - revoked, and 0 <= available <= amount; a top-up never expires; a
+//     revoked credit has nothing available, and each later revocation row
+//     names a voided hold and exactly what it had reserved on the credit;
 //   - each hold: its reservations sum to its tokens; a pending or voided hold
 //     has no debits; a posted hold's debits are exactly its reservations, so
 //     it debited exactly its amount; resolved_at is set iff it is resolved;
@@ -25,7 +27,7 @@ import (
 //   - held = the sum of pending holds; balance = grant + topup - held >= 0,
 //     and Balance (the SQL path) answers the same parts;
 //   - conservation: the tokens ever credited = balance + held + debited +
-//     the unreserved remainder of expired grants.
+//     revoked + the unreserved remainder of expired grants.
 //
 // Tests run it after every step; an operator may run it on a live house.
 func (db *DB) CheckLedger(ctx context.Context, house string) error {
@@ -38,6 +40,7 @@ func (db *DB) CheckLedger(ctx context.Context, house string) error {
 type ledgerAudit struct {
 	balance   ledger.Balance
 	available map[string]int64 // credit id -> unreserved tokens
+	revoked   map[string]int64 // revoked credit id -> tokens taken back from it
 }
 
 // auditLedger runs CheckLedger's audit and returns what it read.
@@ -58,6 +61,8 @@ func (db *DB) checkLedgerTx(ctx context.Context, tx *Tx, house string, now int64
 		expires                         sql.NullInt64
 		reservedPending, reservedPosted int64
 		debited                         int64
+		revoked                         int64
+		isRevoked                       bool
 	}
 	type hold struct {
 		job      sql.NullString
@@ -155,14 +160,60 @@ func (db *DB) checkLedgerTx(ctx context.Context, tx *Tx, house string, now int64
 		return ledgerAudit{}, err
 	}
 
+	var revoked int64
+	type later struct {
+		hold, credit string
+		tokens       int64
+	}
+	var laters []later
+	err = each(`SELECT credit_id, hold_id, tokens FROM ledger_revocations WHERE organization_id = ?`, func(r *sql.Rows) error {
+		var creditID string
+		var holdID sql.NullString
+		var n int64
+		if err := r.Scan(&creditID, &holdID, &n); err != nil {
+			return err
+		}
+		c := credits[creditID]
+		if c == nil {
+			bad("revocation of %s names a credit the house does not have", creditID)
+			return nil
+		}
+		c.revoked += n
+		revoked += n
+		if holdID.Valid {
+			laters = append(laters, later{holdID.String, creditID, n})
+		} else {
+			c.isRevoked = true
+		}
+		return nil
+	})
+	if err != nil {
+		return ledgerAudit{}, err
+	}
+	for _, l := range laters {
+		h, c := holds[l.hold], credits[l.credit]
+		switch {
+		case h == nil:
+			bad("revocation of %s names a hold %s the house does not have", l.credit, l.hold)
+		case !c.isRevoked:
+			bad("credit %s: a void's tokens were taken back, but the credit is not revoked", l.credit)
+		case h.state != ledger.Voided || h.reserved[l.credit] != l.tokens:
+			bad("credit %s: hold %s (%s, reserved %d) gave %d to the revocation", l.credit, l.hold, h.state, h.reserved[l.credit], l.tokens)
+		}
+	}
+
 	var credited, liveGrant, liveTopup, expiredRest, held, heldGrant, heldTopup int64
 	for id, c := range credits {
 		credited += c.amount
 		if c.available < 0 || c.available > c.amount {
 			bad("credit %s: available %d outside [0, %d]", id, c.available, c.amount)
 		}
-		if c.amount != c.available+c.reservedPending+c.debited {
-			bad("credit %s: amount %d != available %d + reserved %d + debited %d", id, c.amount, c.available, c.reservedPending, c.debited)
+		if c.amount != c.available+c.reservedPending+c.debited+c.revoked {
+			bad("credit %s: amount %d != available %d + reserved %d + debited %d + revoked %d", id, c.amount, c.available,
+				c.reservedPending, c.debited, c.revoked)
+		}
+		if c.isRevoked && c.available != 0 {
+			bad("credit %s: revoked with %d available", id, c.available)
 		}
 		if c.debited != c.reservedPosted {
 			bad("credit %s: debited %d != reserved by posted holds %d", id, c.debited, c.reservedPosted)
@@ -229,8 +280,9 @@ func (db *DB) checkLedgerTx(ctx context.Context, tx *Tx, house string, now int64
 	if want.Balance < 0 || want.Balance != want.Grant+want.Topup-want.Held {
 		bad("balance %d != grant %d + topup %d - held %d (or negative)", want.Balance, want.Grant, want.Topup, want.Held)
 	}
-	if credited != want.Balance+held+debited+expiredRest {
-		bad("credited %d != balance %d + held %d + debited %d + expired %d", credited, want.Balance, held, debited, expiredRest)
+	if credited != want.Balance+held+debited+revoked+expiredRest {
+		bad("credited %d != balance %d + held %d + debited %d + revoked %d + expired %d", credited, want.Balance, held, debited,
+			revoked, expiredRest)
 	}
 	got, err := db.balanceTx(ctx, tx, house, now)
 	if err != nil {
@@ -244,9 +296,12 @@ func (db *DB) checkLedgerTx(ctx context.Context, tx *Tx, house string, now int64
 		listed != held || len(got.Holds) != pending {
 		bad("Balance answers %+v; the rows say %+v", got, want)
 	}
-	audit := ledgerAudit{balance: got, available: make(map[string]int64, len(credits))}
+	audit := ledgerAudit{balance: got, available: make(map[string]int64, len(credits)), revoked: map[string]int64{}}
 	for id, c := range credits {
 		audit.available[id] = c.available
+		if c.isRevoked {
+			audit.revoked[id] = c.revoked
+		}
 	}
 	if len(problems) > 0 {
 		return audit, fmt.Errorf("ledger of house %s: %w", house, errors.Join(problems...))

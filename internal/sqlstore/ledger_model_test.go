@@ -31,6 +31,7 @@ import (
 
 	"studio/internal/errs"
 	"studio/internal/ledger"
+	"studio/internal/ops"
 	"studio/internal/ts"
 )
 
@@ -86,8 +87,18 @@ type mCredit struct {
 	amount, available int64
 	expires           int64 // Unix ms; 0: never
 	created           int64
-	plan              bool // a plan period's grant (rolls over up to the plan's multiple)
-	active            bool // listed in the house's active credits
+	plan              bool  // a plan period's grant (rolls over up to the plan's multiple)
+	active            bool  // listed in the house's active credits
+	revoked           bool  // its entitlement was revoked: it never grows again
+	takenBack         int64 // tokens its revocation took back (at the revoke, then from voids)
+}
+
+// mEnt is a paid order's entitlement.
+type mEnt struct {
+	id             string
+	credit         *mCredit // nil when the order credited nothing
+	revoked        bool
+	taken, pending int64 // what the first revoke answered
 }
 
 // mReserved is what a hold reserved on one credit.
@@ -113,6 +124,7 @@ type mHouse struct {
 	active       []*mCredit // a superset of the live credits with unreserved tokens
 	holds        []*mHold   // every hold
 	pending      []*mHold   // the pending holds
+	ents         []*mEnt    // the paid orders' entitlements
 	subscription string     // the provider's subscription the plan mirrors; "" for a trial
 }
 
@@ -244,6 +256,10 @@ func (m *model) resolve(h *mHouse, hd *mHold, to ledger.HoldState, now int64) (c
 	h.pending = slices.Delete(h.pending, i, i+1)
 	if to == ledger.Voided {
 		for _, r := range hd.reserved {
+			if r.c.revoked { // a revoked credit's part goes to its revocation
+				r.c.takenBack += r.n
+				continue
+			}
 			r.c.available += r.n
 			if !r.c.active && r.c.live(now) {
 				r.c.active = true
@@ -259,6 +275,29 @@ func (m *model) resolve(h *mHouse, hd *mHold, to ledger.HoldState, now int64) (c
 // would pile up (a step takes 1.75 holds on average, and resolves at most
 // one), and a long run would read an ever longer list of them every step.
 const maxPending = 40
+
+// revoke is the model of RevokeEntitlement: what is left unreserved on the
+// entitlement's credit is taken back; pending holds keep their parts (a
+// void later gives them to the revocation). A repeat answers the first.
+func (m *model) revoke(h *mHouse, e *mEnt) (taken, pending int64) {
+	if e.revoked {
+		return e.taken, e.pending
+	}
+	e.revoked = true
+	if c := e.credit; c != nil {
+		c.revoked, taken, c.available = true, c.available, 0
+		c.takenBack += taken
+		for _, hd := range h.pending {
+			for _, r := range hd.reserved {
+				if r.c == c {
+					pending += r.n
+				}
+			}
+		}
+	}
+	e.taken, e.pending = taken, pending
+	return taken, pending
+}
 
 // The test.
 
@@ -284,7 +323,8 @@ func TestLedgerModel(t *testing.T) {
 		}
 		var tally struct {
 			grants, topups, orders, holds, multi, refused, dup, posts, voids, again, expiries int
-			audits, checks                                                                    int
+			revokes, revokesAgain, revokedTokens, revokedPending                              int64
+			audits, checks, big                                                               int
 		}
 		start := time.Now()
 		for step := range steps {
@@ -297,8 +337,9 @@ func TestLedgerModel(t *testing.T) {
 			var wantNeed, wantSpend int64
 			var wantState string
 			credits0 := len(h.credits)
-			var touched []*mHold // holds the step wrote or tried to resolve
-			var absent []string  // holds the step must not have written
+			var touched []*mHold          // holds the step wrote or tried to resolve
+			var absent []string           // holds the step must not have written
+			var touchedCredits []*mCredit // older credits the step changed
 			switch r := rng.IntN(100); {
 			case r < 14: // a grant, sometimes dated
 				c := ledger.NewGrant(1+rng.Int64N(40), ledger.SourceAdmin, nil)
@@ -331,8 +372,13 @@ func TestLedgerModel(t *testing.T) {
 					tally.multi++
 				}
 				hs := make([]ledger.Hold, n)
+				most := int64(25)
+				if n == 1 && rng.IntN(10) == 0 { // a big job: houses spend as they earn, so a long run's live credits stay few
+					most = max(most, h.balance(now).Balance/2)
+					tally.big++
+				}
 				for i := range hs {
-					hs[i] = ledger.NewHold("", 1+rng.Int64N(25))
+					hs[i] = ledger.NewHold("", 1+rng.Int64N(most))
 					if rng.IntN(4) > 0 {
 						hs[i].JobID = uuid.NewString()
 					}
@@ -395,6 +441,27 @@ func TestLedgerModel(t *testing.T) {
 				what = "resolve a hold the house does not have"
 				err = db.PostHold(ctx, h.id, id)
 				wantCode = "NOT_FOUND"
+			case r < 94 && len(h.ents) > 0: // an operator revokes a paid order's entitlement (now and then one revoked before)
+				ent := h.ents[rng.IntN(len(h.ents))]
+				again := ent.revoked
+				what = fmt.Sprintf("revoke entitlement %s (revoked: %v)", ent.id, again)
+				var got ops.Entitlement
+				got, err = db.RevokeEntitlement(ctx, ent.id, "", "model")
+				taken, pending := m.revoke(h, ent)
+				if err == nil && (got.Status != ops.EntitlementRevoked || got.Revocation == nil ||
+					got.Revocation.TokensTakenBack != taken || got.Revocation.TokensPending != pending) {
+					err = fmt.Errorf("revoke answered %+v %+v; the model takes back %d with %d pending", got, got.Revocation, taken, pending)
+				}
+				if ent.credit != nil {
+					touchedCredits = []*mCredit{ent.credit}
+				}
+				if again {
+					tally.revokesAgain++
+				} else {
+					tally.revokes++
+					tally.revokedTokens += taken
+					tally.revokedPending += pending
+				}
 			default: // time passes; grants expire
 				d := time.Duration(1+rng.IntN(30)) * time.Minute
 				clock.Advance(d)
@@ -419,7 +486,7 @@ func TestLedgerModel(t *testing.T) {
 				compareHouse(t, db, h, clock.Now().UnixMilli(), where)
 				tally.audits++
 			} else {
-				checkStep(t, db, h, clock.Now().UnixMilli(), where, h.credits[credits0:], touched, absent)
+				checkStep(t, db, h, clock.Now().UnixMilli(), where, slices.Concat(h.credits[credits0:], touchedCredits), touched, absent)
 				tally.checks++
 			}
 			if step%(250*every) == 0 {
@@ -437,9 +504,9 @@ func TestLedgerModel(t *testing.T) {
 			tally.audits++
 		}
 		took := time.Since(start)
-		t.Logf("ledger model on %s: seed %d, %d random steps in %v (%.0f steps/s): %d grants, %d top-ups, %d paid orders, %d holds (%d multi-frame requests, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves; %d whole-house audits (every %d steps), %d per-step checks",
-			e.name, seed, steps, took.Round(time.Millisecond), float64(steps)/took.Seconds(), tally.grants, tally.topups, tally.orders, tally.holds, tally.multi, tally.refused,
-			tally.dup, tally.posts, tally.voids, tally.again, tally.expiries, tally.audits, every, tally.checks)
+		t.Logf("ledger model on %s: seed %d, %d random steps in %v (%.0f steps/s): %d grants, %d top-ups, %d paid orders, %d holds (%d multi-frame requests, %d big ones, %d refused for tokens, %d reusing a job), %d posts, %d voids, %d repeated resolutions, %d clock moves, %d entitlements revoked (%d tokens taken back, %d then still held; %d repeated revokes); %d whole-house audits (every %d steps), %d per-step checks",
+			e.name, seed, steps, took.Round(time.Millisecond), float64(steps)/took.Seconds(), tally.grants, tally.topups, tally.orders, tally.holds, tally.multi, tally.big, tally.refused,
+			tally.dup, tally.posts, tally.voids, tally.again, tally.expiries, tally.revokes, tally.revokedTokens, tally.revokedPending, tally.revokesAgain, tally.audits, every, tally.checks)
 	})
 }
 
@@ -475,6 +542,18 @@ func compareHouse(t *testing.T, db *DB, h *mHouse, now int64, where string) {
 	}
 	if len(audit.available) != len(h.credits) {
 		t.Fatalf("%s: %d credits stored; the model has %d", where, len(audit.available), len(h.credits))
+	}
+	revoked := 0
+	for _, c := range h.credits {
+		if c.revoked {
+			revoked++
+			if audit.revoked[c.id] != c.takenBack {
+				t.Fatalf("%s: revoked credit %s: %d taken back; the model says %d", where, c.id, audit.revoked[c.id], c.takenBack)
+			}
+		}
+	}
+	if len(audit.revoked) != revoked {
+		t.Fatalf("%s: %d credits revoked; the model has %d", where, len(audit.revoked), revoked)
 	}
 }
 

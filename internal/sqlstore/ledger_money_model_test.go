@@ -68,6 +68,8 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 	if out.Result != billing.Granted || out.Tokens != want || out.House != h.id {
 		return what, 1, fmt.Errorf("%s: outcome %+v; the model grants %d to %s", what, out, want, h.id)
 	}
+	ent := &mEnt{id: out.Entitlement}
+	h.ents = append(h.ents, ent)
 	if want > 0 {
 		var id string
 		if err := db.read().QueryRow(ctx, `SELECT id FROM ledger_credits WHERE reference = ?`, "local:"+ev.OrderID).Scan(&id); err != nil {
@@ -78,6 +80,7 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 			c.kind, c.plan = ledger.Grant, true
 		}
 		h.addCredit(c)
+		ent.credit = c
 	}
 	for range rng.IntN(3) { // the provider retries: the same delivery, or the same order under a new webhook-id
 		id := delivery

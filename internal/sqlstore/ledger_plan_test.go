@@ -72,6 +72,7 @@ func TestLedgerPlansStayOnLiveRows(t *testing.T) {
 			{"resolve", qResolveHold, []any{ledger.Posted, now, house, hold}},
 			{"post debits", qPostDebits, []any{now, house, hold}},
 			{"void return", qVoidReturn, []any{hold, house, house, hold}},
+			{"void revoked", qVoidRevoked, []any{now, house, hold}},
 		}
 		for _, analyzed := range []bool{false, true} {
 			if analyzed {

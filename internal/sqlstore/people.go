@@ -40,7 +40,8 @@ func (db *DB) Spend(ctx context.Context, house string, since int64) ([]account.W
 // CreditHistory lists the house's credits, newest first.
 func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]ledger.Credit, error) {
 	rows, err := db.read().Query(ctx, `SELECT c.id, c.kind, c.source, c.amount, c.expires_at, c.reference, c.reason, c.created_at,
-		(SELECT e.amount_cents FROM entitlements e WHERE e.organization_id = c.organization_id AND e.credit_id = c.id)
+		(SELECT e.amount_cents FROM entitlements e WHERE e.organization_id = c.organization_id AND e.credit_id = c.id),
+		(SELECT v.revoked_at FROM entitlement_revocations v WHERE v.organization_id = c.organization_id AND v.credit_id = c.id)
 		FROM ledger_credits c WHERE c.organization_id = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ?`, house, limit)
 	if err != nil {
 		return nil, err
@@ -52,11 +53,12 @@ func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]led
 		var exp sql.NullInt64
 		var ref, reason sql.NullString
 		var created int64
-		var paid sql.NullInt64
-		if err := rows.Scan(&c.ID, &c.Kind, &c.Source, &c.Tokens, &exp, &ref, &reason, &created, &paid); err != nil {
+		var paid, revoked sql.NullInt64
+		if err := rows.Scan(&c.ID, &c.Kind, &c.Source, &c.Tokens, &exp, &ref, &reason, &created, &paid, &revoked); err != nil {
 			return nil, err
 		}
 		c.ExpiresAt, c.Reference, c.Reason, c.CreatedAt = tsPtr(exp), ref.String, reason.String, ts.Milli(created)
+		c.RevokedAt = tsPtr(revoked)
 		if paid.Valid {
 			c.PaidCents = &paid.Int64
 		}
@@ -68,7 +70,8 @@ func (db *DB) CreditHistory(ctx context.Context, house string, limit int) ([]led
 // Purchases lists the house's paid model orders that gave it a face,
 // newest first (a face another house took first is not the house's).
 func (db *DB) Purchases(ctx context.Context, house string, limit int) ([]account.Purchase, error) {
-	rows, err := db.read().Query(ctx, `SELECT e.id, e.created_at, COALESCE(f.name, ''), e.amount_cents, e.provider, e.order_id
+	rows, err := db.read().Query(ctx, `SELECT e.id, e.created_at, COALESCE(f.name, ''), e.amount_cents, e.provider, e.order_id,
+		(SELECT v.revoked_at FROM entitlement_revocations v WHERE v.organization_id = e.organization_id AND v.entitlement_id = e.id)
 		FROM entitlements e LEFT JOIN casting_faces f ON f.id = e.face_id
 		WHERE e.organization_id = ? AND e.kind = 'model' AND e.claim IN ('purchase', 'exclusive')
 		ORDER BY e.created_at DESC, e.id DESC LIMIT ?`, house, limit)
@@ -81,9 +84,11 @@ func (db *DB) Purchases(ctx context.Context, house string, limit int) ([]account
 		var b account.Purchase
 		var at int64
 		var provider, order string
-		if err := rows.Scan(&b.ID, &at, &b.Item, &b.AmountCents, &provider, &order); err != nil {
+		var revoked sql.NullInt64
+		if err := rows.Scan(&b.ID, &at, &b.Item, &b.AmountCents, &provider, &order, &revoked); err != nil {
 			return nil, err
 		}
+		b.RevokedAt = tsPtr(revoked)
 		b.At, b.Item, b.Reference = ts.Milli(at), "Model "+b.Item, provider+":"+order
 		out = append(out, b)
 	}
