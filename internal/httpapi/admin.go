@@ -60,7 +60,18 @@ type FramesQuery struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100"`
 }
 
+// EntitlementsQuery is the query of the operators' entitlements list.
+type EntitlementsQuery struct {
+	House  string  `query:"house" maxLength:"100" refuse:"BAD_FILTER" description:"Only this house's entitlements (its id)."`
+	Kind   string  `query:"kind" enum:"topup,subscription,renewal,custom,model" refuse:"BAD_FILTER" description:"Only this kind of order."`
+	Status string  `query:"status" enum:"active,revoked" refuse:"BAD_FILTER" description:"active: not revoked; revoked: ended by an operator."`
+	Before *string `query:"before" refuse:"BAD_CURSOR" description:"A nextCursor of an earlier answer: the next older page."`
+	Limit  int     `query:"limit" minimum:"1" maximum:"200" default:"50"`
+}
+
 var (
+	errBadEntFilter = errs.New(errs.KindInvalid, "BAD_FILTER",
+		"house is a house id of at most 100 characters; kind is topup, subscription, renewal, custom or model; status is active or revoked.")
 	errBadDays     = errs.Msg(account.ErrBadDays, "days must be a whole number from 1 to 365.")
 	errBadHours    = errs.New(errs.KindInvalid, "BAD_HOURS", "hours must be a whole number in the documented range.")
 	errBadAge      = errs.New(errs.KindInvalid, "BAD_AGE", "age must be a whole number of days from 1 to 3650.")
@@ -209,6 +220,35 @@ func (s *Server) adminRevokeCode(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, ops.CodeBody{Code: c})
 }
 
+func (s *Server) adminEntitlements(w http.ResponseWriter, r *http.Request) error {
+	q := queryOf[EntitlementsQuery](r)
+	f := ops.EntitlementFilter{House: q.House, Kind: q.Kind, Status: q.Status, Limit: q.Limit}
+	if q.Before != nil {
+		c, err := ops.ParseEntitlementCursor(*q.Before)
+		if err != nil {
+			return err
+		}
+		f.Before = &c
+	}
+	page, err := s.svc.Ops.Entitlements(r.Context(), auth.From(r.Context()), f)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, page)
+}
+
+func (s *Server) adminRevokeEntitlement(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[ops.RevokeRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Ops.RevokeEntitlement(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
 func (s *Server) adminFrameFile(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.svc.Ops.FrameFile(r.Context(), auth.From(r.Context()), r.PathValue("id"))
 	if err != nil {
@@ -236,6 +276,14 @@ func (s *Server) adminRoutes() []Route {
 			Query: FailuresQuery{}, Out: []Out{{Status: 200, Body: ops.Failures{}}}, Errors: []*errs.Error{errBadHours}, Handler: s.adminFailures},
 		{Method: "GET", Path: "/api/toolkit/admin/frames", Class: PlatformAdmin, Tag: "admin", Summary: "Frames of every house, filtered by house, tool, age and origin, with the filters' values",
 			Query: FramesQuery{}, Out: []Out{{Status: 200, Body: ops.Frames{}}}, Errors: []*errs.Error{errBadFilter, errBadAge, errBadFrameOrg, errAdminLimit}, Handler: s.adminFrames},
+		{Method: "GET", Path: "/api/toolkit/admin/entitlements", Class: PlatformAdmin, Tag: "admin",
+			Summary: "What the payment provider's paid orders gave every house (plans, packs, custom amounts, models), newest first, filtered by house, kind and status",
+			Query:   EntitlementsQuery{}, Out: []Out{{Status: 200, Body: ops.EntitlementPage{}}},
+			Errors: []*errs.Error{errBadEntFilter, errs.BadCursor, errAdminLimit}, Handler: s.adminEntitlements},
+		{Method: "POST", Path: "/api/toolkit/admin/entitlements/revoke", Class: PlatformAdmin, Tag: "admin",
+			Summary: "Revoke an entitlement: what is left of its tokens is taken back in a ledger row of its own (pending holds keep their part; a void of one later gives it to the revocation, not back), a model's claim on its face is released; a repeat answers the first revoke and writes nothing",
+			In:      ops.RevokeRequest{}, Out: []Out{{Status: 200, Body: ops.Revoked{}}},
+			Errors: []*errs.Error{ops.ErrEntitlementRequired, ops.ErrBadReason, errs.NotFound}, Handler: s.adminRevokeEntitlement},
 		{Method: "POST", Path: "/api/toolkit/admin/invite", Class: PlatformAdmin, Tag: "admin", Summary: "Invite an address (idempotent per address) and send it the letter with the accept link",
 			In: ops.InviteRequest{}, Out: []Out{{Status: 200, Body: ops.Invited{}}}, Errors: []*errs.Error{account.ErrBadEmail}, Handler: s.adminInvite},
 		{Method: "GET", Path: "/api/toolkit/admin/invite-codes", Class: PlatformAdmin, Tag: "admin", Summary: "The operators' invite codes",

@@ -25,15 +25,17 @@ var adminWalk = walkArea{
 		"POST /api/toolkit/admin/access": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/admin/access", map[string]any{"action": "grant_tool", "userId": u.ID, "toolId": "upscale"}}
 		},
-		"GET /api/toolkit/admin/ai-costs":         static("/api/toolkit/admin/ai-costs", nil),
-		"GET /api/toolkit/admin/develops":         static("/api/toolkit/admin/develops", nil),
-		"POST /api/toolkit/admin/develops/action": static("/api/toolkit/admin/develops/action", map[string]any{"action": "cancel", "jobIds": []string{uuid.NewString()}}),
-		"GET /api/toolkit/admin/emails":           static("/api/toolkit/admin/emails", nil),
-		"GET /api/toolkit/admin/failures":         static("/api/toolkit/admin/failures", nil),
-		"GET /api/toolkit/admin/frames":           static("/api/toolkit/admin/frames", nil),
-		"POST /api/toolkit/admin/invite":          static("/api/toolkit/admin/invite", map[string]any{"email": "walked@maison.test"}),
-		"GET /api/toolkit/admin/invite-codes":     static("/api/toolkit/admin/invite-codes", nil),
-		"POST /api/toolkit/admin/invite-codes":    static("/api/toolkit/admin/invite-codes", map[string]any{"label": "walk"}),
+		"GET /api/toolkit/admin/ai-costs":             static("/api/toolkit/admin/ai-costs", nil),
+		"GET /api/toolkit/admin/develops":             static("/api/toolkit/admin/develops", nil),
+		"POST /api/toolkit/admin/develops/action":     static("/api/toolkit/admin/develops/action", map[string]any{"action": "cancel", "jobIds": []string{uuid.NewString()}}),
+		"GET /api/toolkit/admin/emails":               static("/api/toolkit/admin/emails", nil),
+		"GET /api/toolkit/admin/failures":             static("/api/toolkit/admin/failures", nil),
+		"GET /api/toolkit/admin/frames":               static("/api/toolkit/admin/frames", nil),
+		"GET /api/toolkit/admin/entitlements":         static("/api/toolkit/admin/entitlements", nil),
+		"POST /api/toolkit/admin/entitlements/revoke": static("/api/toolkit/admin/entitlements/revoke", map[string]any{"entitlementId": uuid.NewString()}),
+		"POST /api/toolkit/admin/invite":              static("/api/toolkit/admin/invite", map[string]any{"email": "walked@maison.test"}),
+		"GET /api/toolkit/admin/invite-codes":         static("/api/toolkit/admin/invite-codes", nil),
+		"POST /api/toolkit/admin/invite-codes":        static("/api/toolkit/admin/invite-codes", map[string]any{"label": "walk"}),
 		"POST /api/toolkit/admin/invite-codes/{id}/revoke": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/admin/invite-codes/" + mintCode(t, a, "WALK", 0, 1).ID + "/revoke", nil}
 		},

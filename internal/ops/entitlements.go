@@ -47,7 +47,7 @@ type Entitlement struct {
 	AmountCents int64       `json:"amountCents" description:"What the provider charged, in US cents."`
 	CreatedAt   ts.Time     `json:"createdAt"`
 	Status      string      `json:"status" enum:"active,revoked"`
-	Revocation  *Revocation `json:"revocation" description:"Set once revoked."`
+	Revocation  *Revocation `json:"revocation,omitempty" description:"How it ended; absent while active."`
 }
 
 // Revocation is how an entitlement ended.
