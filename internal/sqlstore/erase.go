@@ -46,6 +46,7 @@ var userColumns = []struct {
 	{"invite_codes", "created_by_user_id", eraseNull},
 	{"organizations", "founder_user_id", eraseNull},
 	{"ledger_credits", "granted_by_user_id", eraseNull},
+	{"entitlement_revocations", "revoked_by_user_id", eraseNull},
 	{"ledger_holds", "user_id", eraseNull},
 	{"packs", "user_id", eraseNull},
 	{"assets", "created_by_user_id", eraseNull},
