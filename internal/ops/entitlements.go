@@ -134,6 +134,9 @@ func (s *Service) Entitlements(ctx context.Context, p auth.Principal, f Entitlem
 		return EntitlementPage{}, err
 	}
 	limit := f.Limit
+	if limit < 1 || limit > 200 {
+		return EntitlementPage{}, errs.Msg(errs.BadLimit, "limit must be a whole number from 1 to 200.")
+	}
 	f.Limit++
 	es, err := s.store.EntitlementsAcross(ctx, f)
 	if err != nil {
