@@ -98,7 +98,7 @@ func newFlags(name string, stdout io.Writer, summary string) *flag.FlagSet {
 }
 
 func logger(stdout io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return slog.New(asynclog.NewHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

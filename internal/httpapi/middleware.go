@@ -73,6 +73,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // sane one), turns a panic into a 500 that names the request id, and logs
 // one JSON line per request with the house, status and duration.
 func observe(log *slog.Logger, next http.Handler) http.Handler {
+	rl := newRequestLog(log)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, ri: reqInfo{log: log, id: r.Header.Get("X-Request-Id")}}
@@ -99,14 +100,8 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 					writeError(sw, r, errs.Internal)
 				}
 			}
-			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("request_id", ri.id),
-				slog.String("method", r.Method),
-				slog.String("path", logPath(r.URL.Path)),
-				slog.String("house", ri.house),
-				slog.Int("status", ri.status),
-				slog.Int64("bytes", ri.bytes),
-				slog.Duration("duration", time.Since(start)))
+			rl.write(r.Context(), line{id: ri.id, method: r.Method, path: logPath(r.URL.Path), house: ri.house,
+				status: ri.status, bytes: ri.bytes, duration: time.Since(start)})
 		}()
 		next.ServeHTTP(sw, r)
 	})
