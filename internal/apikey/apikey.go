@@ -9,7 +9,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,17 +81,22 @@ type Store interface {
 	RevokeKey(ctx context.Context, house, id string, at int64) (bool, error)
 	KeyByHash(ctx context.Context, hash string) (Resolved, error)
 	TouchKey(ctx context.Context, house, id string, at int64) error
+	// AccessEpoch moves after every committed write that can change what
+	// KeyByHash answers (a key revoked, a seat changed or removed, a user
+	// or house erased) made through this store.
+	AccessEpoch() uint64
 }
 
 // Service runs the key use cases.
 type Service struct {
 	store Store
 	now   func() time.Time
+	cache cache
 }
 
 // NewService returns the key service.
 func NewService(store Store, now func() time.Time) *Service {
-	return &Service{store: store, now: now}
+	return &Service{store: store, now: now, cache: cache{max: CacheSize, ttl: CacheTTL, m: map[[32]byte]*entry{}}}
 }
 
 // Mint creates a key for the caller's house. Keys are minted only from a
@@ -130,22 +138,39 @@ func (s *Service) Revoke(ctx context.Context, p auth.Principal, id string) error
 	return nil
 }
 
-// Resolve reads the key row for a raw bearer secret on every call, so a
-// revocation takes effect on the very next request.
+// Resolve returns the principal of a raw bearer secret. A live key's row
+// is kept in a small cache for at most CacheTTL, and only while the
+// store's AccessEpoch has not moved since the row was read: a revocation,
+// a seat change or removal, or an erasure made by this process refuses
+// the key on the very next request; one made by another instance sharing
+// the database, within CacheTTL.
 func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, error) {
 	if !strings.HasPrefix(secret, Prefix) || len(secret) != len(Prefix)+43 {
 		return auth.Principal{}, errs.Unauthorized
 	}
-	r, err := s.store.KeyByHash(ctx, hash(secret))
-	if errors.Is(err, errs.NotFound) {
-		return auth.Principal{}, errs.Unauthorized
+	sum := sha256.Sum256([]byte(secret))
+	e := s.cache.get(sum, s.store.AccessEpoch())
+	if e == nil {
+		epoch := s.store.AccessEpoch() // read before the row: a change after it drops the entry
+		r, err := s.store.KeyByHash(ctx, hex.EncodeToString(sum[:]))
+		if errors.Is(err, errs.NotFound) {
+			return auth.Principal{}, errs.Unauthorized
+		}
+		if err != nil {
+			return auth.Principal{}, err
+		}
+		e = &entry{r: r, epoch: epoch, until: time.Now().Add(s.cache.ttl)}
+		e.used.Store(neverUsed)
+		if r.LastUsedAt != nil {
+			e.used.Store(*r.LastUsedAt)
+		}
+		s.cache.put(sum, e)
 	}
-	if err != nil {
-		return auth.Principal{}, err
-	}
+	r := e.r
 	now := s.now().UnixMilli()
-	if r.LastUsedAt == nil || now-*r.LastUsedAt >= 60_000 {
+	if last := e.used.Load(); (last == neverUsed || now-last >= 60_000) && e.used.CompareAndSwap(last, now) {
 		if err := s.store.TouchKey(ctx, r.HouseID, r.ID, now); err != nil {
+			e.used.Store(last)
 			return auth.Principal{}, err
 		}
 	}
@@ -156,6 +181,64 @@ func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, e
 		role = r.SeatRole
 	}
 	return auth.Principal{UserID: r.UserID, HouseID: r.HouseID, Role: role, Cred: auth.CredKey, KeyID: r.ID}, nil
+}
+
+// Defaults of the resolved-key cache.
+const (
+	// CacheTTL is how long a resolved key is trusted without reading its
+	// row again: the most a revocation made on another instance waits.
+	CacheTTL = 2 * time.Second
+	// CacheSize bounds the keys held.
+	CacheSize = 4096
+)
+
+const neverUsed = math.MinInt64
+
+// entry is a resolved key row, held until until or until the epoch moves.
+type entry struct {
+	r     Resolved
+	epoch uint64
+	until time.Time
+	used  atomic.Int64 // last_used_at as this process last wrote or read it
+}
+
+// cache holds resolved keys by the hash of their secret.
+type cache struct {
+	max int
+	ttl time.Duration
+	mu  sync.RWMutex
+	m   map[[32]byte]*entry
+}
+
+// get returns the entry for sum when it is fresh and read at epoch.
+func (c *cache) get(sum [32]byte, epoch uint64) *entry {
+	c.mu.RLock()
+	e := c.m[sum]
+	c.mu.RUnlock()
+	if e == nil || e.epoch != epoch || !time.Now().Before(e.until) {
+		return nil
+	}
+	return e
+}
+
+// put stores e, first dropping an arbitrary entry when the cache is full.
+func (c *cache) put(sum [32]byte, e *entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[sum]; !ok && len(c.m) >= c.max {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[sum] = e
+}
+
+// Cached reports how many resolved keys the cache holds (tests).
+func (s *Service) Cached() int {
+	s.cache.mu.RLock()
+	defer s.cache.mu.RUnlock()
+	return len(s.cache.m)
 }
 
 func hash(secret string) string {

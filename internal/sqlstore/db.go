@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
@@ -57,6 +58,9 @@ type DB struct {
 	// chained is told of each develop a pipeline queued when the step
 	// before it landed, after the commit (OnChained).
 	chained func(context.Context, job.Job)
+	// access counts committed writes that can change what a credential
+	// resolves to (AccessEpoch).
+	access atomic.Uint64
 }
 
 // Options configure Open.
@@ -210,6 +214,9 @@ type Tx struct {
 	// locked is the house whose row this transaction has locked (lockHouse,
 	// or nextSeq's update), so that a second lockHouse costs no statement.
 	locked string
+	// access: the transaction ran a statement that can change what a
+	// credential resolves to; AccessEpoch moves once it commits.
+	access bool
 }
 
 // stmt returns a prepared statement for query, or nil to run it directly.
@@ -231,12 +238,56 @@ func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (t *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if changesAccess(query) {
+		defer t.accessChanged()
+	}
 	if st := t.stmt(ctx, query); st != nil {
 		res, err := st.ExecContext(ctx, args...)
 		return res, translate(err)
 	}
 	res, err := t.q.ExecContext(ctx, t.db.bind(query), args...)
 	return res, translate(err)
+}
+
+// AccessEpoch moves after every committed write that can change what an
+// API key resolves to: a key revoked, a seat added, re-roled or removed,
+// a user or a house erased. A cache of resolved keys (apikey) tags each
+// entry with the epoch read before its row was, and drops it once the
+// epoch has moved. Every such write runs through Tx.Exec, which
+// recognizes it by its statement (changesAccess), so no store method can
+// forget to move it.
+func (db *DB) AccessEpoch() uint64 { return db.access.Load() }
+
+// accessChanged moves AccessEpoch now for a statement on its own, or when
+// the transaction commits.
+func (t *Tx) accessChanged() {
+	if t.tx != nil {
+		t.access = true
+		return
+	}
+	t.db.access.Add(1)
+}
+
+// accessWrites begin the statements that can change what a key resolves
+// to (sqlstore.KeyByHash reads api_keys joined to seats; users and
+// organizations take their seats and keys with them).
+var accessWrites = []string{
+	"UPDATE seats", "DELETE FROM seats", "INSERT INTO seats",
+	"UPDATE api_keys SET revoked_at", "DELETE FROM api_keys",
+	"DELETE FROM users", "DELETE FROM organizations",
+}
+
+func changesAccess(query string) bool {
+	q := strings.TrimLeft(query, " \t\n")
+	if len(q) == 0 || (q[0] != 'U' && q[0] != 'D' && q[0] != 'I') {
+		return false
+	}
+	for _, p := range accessWrites {
+		if strings.HasPrefix(q, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -302,7 +353,13 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
+		if tx.access { // the commit's outcome is unknown: count it
+			db.access.Add(1)
+		}
 		return fmt.Errorf("commit: %w", translate(err))
+	}
+	if tx.access {
+		db.access.Add(1)
 	}
 	return nil
 }
