@@ -10,6 +10,10 @@
 #
 #   scripts/loadtest.sh [seconds] [connections]
 #
+# ROUNDS=n repeats each pair's studio-bare-bare-studio n times (default 1)
+# and reports the ratio of the summed figures; ONLY=health (or "one row",
+# "ten rows") runs one pair.
+#
 # Builds both binaries, starts studio on the embedded defaults in a
 # temporary data folder (its log to a file, as a service's would go), signs
 # up, mints a key, writes ten posts, starts the bare server on the same
@@ -76,17 +80,21 @@ pair() { # name, studio path, bare path, studio's wrk flags...
 	# ceiling on a busy machine, and steadier when other work shares it).
 	local name=$1 sp=$2 bp=$3
 	shift 3
-	echo "== $name: studio $sp vs bare $bp ($conns connections, 2 x ${secs}s each)"
+	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then return; fi
+	local rounds=${ROUNDS:-1}
+	echo "== $name: studio $sp vs bare $bp ($conns connections, $rounds x 2 x ${secs}s each)"
 	: >"$tmp/s" && : >"$tmp/b"
-	run "$studio_pid" "$tmp/s" "$@" "$base$sp"
-	run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
-	run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
-	run "$studio_pid" "$tmp/s" "$@" "$base$sp"
-	paste "$tmp/s" "$tmp/b" | awk -v n="$name" -v secs="$secs" -v hz="$(getconf CLK_TCK)" '
+	for _ in $(seq "$rounds"); do
+		run "$studio_pid" "$tmp/s" "$@" "$base$sp"
+		run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
+		run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
+		run "$studio_pid" "$tmp/s" "$@" "$base$sp"
+	done
+	paste "$tmp/s" "$tmp/b" | awk -v n="$name" -v secs="$secs" -v runs="$((2 * rounds))" -v hz="$(getconf CLK_TCK)" '
 		{ sr += $1; st += $2; br += $3; bt += $4 }
 		END {
-			printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f; CPU per request studio %.0f us, bare %.0f us, ratio %.2f\n",
-				n, sr / (2 * secs), br / (2 * secs), sr / br, 1e6 * st / hz / sr, 1e6 * bt / hz / br, (bt / br) / (st / sr)
+			printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f; CPU per request studio %.1f us, bare %.1f us, ratio %.2f\n",
+				n, sr / (runs * secs), br / (runs * secs), sr / br, 1e6 * st / hz / sr, 1e6 * bt / hz / br, (bt / br) / (st / sr)
 		}' | tee -a "$tmp/ratios"
 }
 pair health /health /health

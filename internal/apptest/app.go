@@ -17,6 +17,7 @@ import (
 	"studio/internal/account"
 	"studio/internal/apispec"
 	"studio/internal/app"
+	"studio/internal/asynclog"
 	"studio/internal/httpapi"
 )
 
@@ -72,9 +73,9 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 	for _, f := range adjust {
 		f(&cfg)
 	}
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	log := slog.New(asynclog.NewHandler(io.Discard, nil))
 	if testing.Verbose() {
-		log = slog.New(slog.NewJSONHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		log = slog.New(asynclog.NewHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	recv := NewReceiver(t)
 	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t)}
