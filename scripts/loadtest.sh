@@ -74,31 +74,46 @@ run() {
 	echo "$(awk '/requests in/ {print $1}' "$tmp/last.wrk") $((t1 - t0))" >>"$out"
 }
 pair() { # name, studio path, bare path, studio's wrk flags...
-	# Studio, bare, bare, studio (ABBA), so that a load drifting during the
+	local name=$1 sp=$2 bp=$3
+	shift 3
+	versus "$name" bare "$bare_pid" "http://127.0.0.1:18081$bp" "" "$sp" "$@"
+}
+versus() { # name, other's name, other's pid, other's url, other's auth header, studio path, studio's wrk flags...
+	# Studio, other, other, studio (ABBA), so that a load drifting during the
 	# run (other work on the machine) weighs on both sides alike. Two
 	# ratios: requests per second, and the server's CPU per request (the
 	# ceiling on a busy machine, and steadier when other work shares it).
-	local name=$1 sp=$2 bp=$3
-	shift 3
+	local name=$1 other=$2 opid=$3 ourl=$4 oauth=$5 sp=$6
+	shift 6
 	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then return; fi
 	local rounds=${ROUNDS:-1}
-	echo "== $name: studio $sp vs bare $bp ($conns connections, $rounds x 2 x ${secs}s each)"
+	local oflags=()
+	if [ -n "$oauth" ]; then oflags=(-H "$oauth"); fi
+	echo "== $name: studio $sp vs $other $ourl ($conns connections, $rounds x 2 x ${secs}s each)"
 	: >"$tmp/s" && : >"$tmp/b"
 	for _ in $(seq "$rounds"); do
 		run "$studio_pid" "$tmp/s" "$@" "$base$sp"
-		run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
-		run "$bare_pid" "$tmp/b" "http://127.0.0.1:18081$bp"
+		run "$opid" "$tmp/b" "${oflags[@]}" "$ourl"
+		run "$opid" "$tmp/b" "${oflags[@]}" "$ourl"
 		run "$studio_pid" "$tmp/s" "$@" "$base$sp"
 	done
-	paste "$tmp/s" "$tmp/b" | awk -v n="$name" -v secs="$secs" -v runs="$((2 * rounds))" -v hz="$(getconf CLK_TCK)" '
+	paste "$tmp/s" "$tmp/b" | awk -v n="$name" -v o="$other" -v secs="$secs" -v runs="$((2 * rounds))" -v hz="$(getconf CLK_TCK)" '
 		{ sr += $1; st += $2; br += $3; bt += $4 }
 		END {
-			printf "%s: studio %.0f req/s, bare %.0f req/s, ratio %.2f; CPU per request studio %.1f us, bare %.1f us, ratio %.2f\n",
-				n, sr / (runs * secs), br / (runs * secs), sr / br, 1e6 * st / hz / sr, 1e6 * bt / hz / br, (bt / br) / (st / sr)
+			printf "%s: studio %.0f req/s, %s %.0f req/s, ratio %.2f; CPU per request studio %.1f us, %s %.1f us, ratio %.2f\n",
+				n, sr / (runs * secs), o, br / (runs * secs), sr / br, 1e6 * st / hz / sr, o, 1e6 * bt / hz / br, (bt / br) / (st / sr)
 		}' | tee -a "$tmp/ratios"
 }
 pair health /health /health
 pair "one row" "/posts/$post" "/posts/$post" -H "Authorization: Bearer $key"
 pair "ten rows" /posts /posts -H "Authorization: Bearer $key"
+# A PocketBase serving the same kind of read, when one is given (built and
+# filled outside this repository: POCKETBASE_PID, POCKETBASE_URL of one
+# record of a collection whose view rule needs an authenticated user, and
+# that user's POCKETBASE_TOKEN).
+if [ -n "${POCKETBASE_URL:-}" ]; then
+	versus pocketbase pocketbase "$POCKETBASE_PID" "$POCKETBASE_URL" "Authorization: $POCKETBASE_TOKEN" \
+		"/posts/$post" -H "Authorization: Bearer $key"
+fi
 echo "== ratios"
 cat "$tmp/ratios"

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // SQLite driver "sqlite"
 
 	"studio/internal/job"
@@ -136,8 +138,25 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 	// order: a database migrated before an area with lower numbers landed
 	// takes that area's migrations afterwards (none of them depends on a
 	// higher-numbered one).
-	p, err := goose.NewProvider(dialect, db.w, sub, goose.WithGoMigrations(searchMigration(db.engine)),
-		goose.WithAllowOutofOrder(true))
+	opts := []goose.ProviderOption{goose.WithGoMigrations(searchMigration(db.engine)), goose.WithAllowOutofOrder(true)}
+	if db.engine == Postgres {
+		// Instances sharing the database start at once: one applies the
+		// migrations while the others wait on an advisory lock, named
+		// after the schema so that databases in other schemas of the same
+		// server (the tests' fresh ones) do not wait on each other.
+		var schema string
+		if err := db.w.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return 0, fmt.Errorf("migrations: %w", err)
+		}
+		h := fnv.New64a()
+		_, _ = h.Write([]byte("studio migrations " + schema))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 900))
+		if err != nil {
+			return 0, fmt.Errorf("migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, db.w, sub, opts...)
 	if err != nil {
 		return 0, fmt.Errorf("migrations: %w", err)
 	}
