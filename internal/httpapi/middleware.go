@@ -3,13 +3,14 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"studio/internal/account"
@@ -100,8 +101,9 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 					writeError(sw, r, errs.Internal)
 				}
 			}
+			end := time.Now()
 			rl.write(r.Context(), line{id: ri.id, method: r.Method, path: logPath(r.URL.Path), house: ri.house,
-				status: ri.status, bytes: ri.bytes, duration: time.Since(start)})
+				status: ri.status, bytes: ri.bytes, at: end, duration: end.Sub(start)})
 		}()
 		next.ServeHTTP(sw, r)
 	})
@@ -119,10 +121,41 @@ func saneID(s string) bool {
 	return true
 }
 
+// newRequestID returns 32 hex digits unique to the request: a counter
+// mixed with this process's random seed (splitmix64, a bijection, so no
+// two requests of a process share an id, and ids of two processes differ
+// but by chance). An id names a request in the logs; it is no secret, so
+// it need not cost a read of the system's random source per request.
 func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	n := reqIDCount.Add(1)
+	var b [32]byte
+	putHex(b[:16], splitmix(reqIDSeed[0]+n))
+	putHex(b[16:], splitmix(reqIDSeed[1]^n))
+	return string(b[:])
+}
+
+var (
+	reqIDSeed = func() (s [2]uint64) {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		return [2]uint64{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}
+	}()
+	reqIDCount atomic.Uint64
+)
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func putHex(dst []byte, v uint64) {
+	const digits = "0123456789abcdef"
+	for i := 15; i >= 0; i-- {
+		dst[i] = digits[v&0xf]
+		v >>= 4
+	}
 }
 
 // SessionCookie names the browser session cookie.

@@ -25,6 +25,9 @@ type requestLog struct {
 }
 
 func newRequestLog(log *slog.Logger) requestLog {
+	if log == nil {
+		log = slog.Default()
+	}
 	rl := requestLog{log: log}
 	if lo, ok := log.Handler().(lineOutput); ok {
 		rl.out = lo.Output()
@@ -37,6 +40,7 @@ type line struct {
 	id, method, path, house string
 	status                  int
 	bytes                   int64
+	at                      time.Time // when the answer ended
 	duration                time.Duration
 }
 
@@ -58,7 +62,7 @@ func (rl requestLog) write(ctx context.Context, l line) {
 		return
 	}
 	bp := lineBufs.Get().(*[]byte)
-	b := appendLine((*bp)[:0], time.Now(), l)
+	b := appendLine((*bp)[:0], l.at, l)
 	_, _ = rl.out.Write(b)
 	if cap(b) <= 4<<10 { // a line with a huge path is not kept
 		*bp = b

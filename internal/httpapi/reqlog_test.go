@@ -71,9 +71,21 @@ func TestRequestLineFastPath(t *testing.T) {
 func TestRequestLineAllocates(t *testing.T) {
 	var out bytes.Buffer
 	rl := newRequestLog(slog.New(asynclog.NewHandler(&out, nil)))
-	l := line{id: "0123456789abcdef0123456789abcdef", method: "GET", path: "/health", status: 200, bytes: 51, duration: 123456}
+	l := line{id: "0123456789abcdef0123456789abcdef", method: "GET", path: "/health", status: 200, bytes: 51, at: time.Now(), duration: 123456}
 	rl.write(context.Background(), l) // the pool's first buffer
 	if n := testing.AllocsPerRun(100, func() { out.Reset(); rl.write(context.Background(), l) }); n > 0 {
 		t.Errorf("%v allocations per line", n)
+	}
+}
+
+// TestRequestIDsDiffer: request ids are 32 hex digits, none repeated.
+func TestRequestIDsDiffer(t *testing.T) {
+	seen := map[string]bool{}
+	for range 10000 {
+		id := newRequestID()
+		if len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" || seen[id] {
+			t.Fatalf("id %q (seen before: %v)", id, seen[id])
+		}
+		seen[id] = true
 	}
 }
