@@ -83,8 +83,11 @@ type Store interface {
 	TouchKey(ctx context.Context, house, id string, at int64) error
 	// AccessEpoch moves after every committed write that can change what
 	// KeyByHash answers (a key revoked, a seat changed or removed, a user
-	// or house erased) made through this store.
-	AccessEpoch() uint64
+	// or house erased) made through this store. sole reports whether every
+	// such write goes through this store (SQLite: this process owns the
+	// file); when it does not (PostgreSQL, shared by instances), nothing is
+	// cached and the row is read on every call.
+	AccessEpoch() (epoch uint64, sole bool)
 }
 
 // Service runs the key use cases.
@@ -138,20 +141,24 @@ func (s *Service) Revoke(ctx context.Context, p auth.Principal, id string) error
 	return nil
 }
 
-// Resolve returns the principal of a raw bearer secret. A live key's row
-// is kept in a small cache for at most CacheTTL, and only while the
-// store's AccessEpoch has not moved since the row was read: a revocation,
-// a seat change or removal, or an erasure made by this process refuses
-// the key on the very next request; one made by another instance sharing
-// the database, within CacheTTL.
+// Resolve returns the principal of a raw bearer secret. Revocation, a
+// seat change or removal, or an erasure is effective on the very next
+// request (SPEC §5.5). Where this process makes every such change (the
+// store says sole), a live key's row is kept in a small cache for at most
+// CacheTTL and only while the store's AccessEpoch has not moved since the
+// row was read, so it is read again after any such change; elsewhere the
+// row is read on every call.
 func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, error) {
 	if !strings.HasPrefix(secret, Prefix) || len(secret) != len(Prefix)+43 {
 		return auth.Principal{}, errs.Unauthorized
 	}
 	sum := sha256.Sum256([]byte(secret))
-	e := s.cache.get(sum, s.store.AccessEpoch())
+	epoch, sole := s.store.AccessEpoch() // read before the row: a change after it drops the entry
+	var e *entry
+	if sole {
+		e = s.cache.get(sum, epoch)
+	}
 	if e == nil {
-		epoch := s.store.AccessEpoch() // read before the row: a change after it drops the entry
 		r, err := s.store.KeyByHash(ctx, hex.EncodeToString(sum[:]))
 		if errors.Is(err, errs.NotFound) {
 			return auth.Principal{}, errs.Unauthorized
@@ -164,7 +171,9 @@ func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, e
 		if r.LastUsedAt != nil {
 			e.used.Store(*r.LastUsedAt)
 		}
-		s.cache.put(sum, e)
+		if sole {
+			s.cache.put(sum, e)
+		}
 	}
 	r := e.r
 	now := s.now().UnixMilli()
@@ -185,8 +194,8 @@ func (s *Service) Resolve(ctx context.Context, secret string) (auth.Principal, e
 
 // Defaults of the resolved-key cache.
 const (
-	// CacheTTL is how long a resolved key is trusted without reading its
-	// row again: the most a revocation made on another instance waits.
+	// CacheTTL is how long a resolved key is kept at most, even while
+	// nothing changed.
 	CacheTTL = 2 * time.Second
 	// CacheSize bounds the keys held.
 	CacheSize = 4096

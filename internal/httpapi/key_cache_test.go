@@ -8,7 +8,7 @@ import (
 	"studio/internal/auth"
 )
 
-// TestKeyCacheFollowsAccess: a key's row is cached between requests, yet
+// TestKeyCacheFollowsAccess: a key's row is cached between requests on SQLite (read every time on PostgreSQL), yet
 // on this instance every change to what the key may do takes effect on
 // the very next request: a revocation, its minter's seat re-roled or
 // removed, and a write to the rows made outside any route.

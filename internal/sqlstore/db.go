@@ -274,8 +274,12 @@ func (t *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, e
 // entry with the epoch read before its row was, and drops it once the
 // epoch has moved. Every such write runs through Tx.Exec, which
 // recognizes it by its statement (changesAccess), so no store method can
-// forget to move it.
-func (db *DB) AccessEpoch() uint64 { return db.access.Load() }
+// forget to move it. sole is true on SQLite, whose file this process
+// serves alone (the other subcommands never change access); on
+// PostgreSQL other instances write too, so nothing may be cached.
+func (db *DB) AccessEpoch() (epoch uint64, sole bool) {
+	return db.access.Load(), db.engine == SQLite
+}
 
 // accessChanged moves AccessEpoch now for a statement on its own, or when
 // the transaction commits.
