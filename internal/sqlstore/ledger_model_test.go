@@ -496,7 +496,10 @@ func TestLedgerModel(t *testing.T) {
 				}
 			}
 			if *ledgerProgress > 0 && (step+1)%*ledgerProgress == 0 {
-				t.Logf("ledger model on %s: %d steps in %v", e.name, step+1, time.Since(start).Round(time.Second))
+				took := time.Since(start)
+				t.Logf("ledger model on %s: %d steps in %v (%.0f steps/s): %d holds, %d posts, %d voids, %d repeated resolutions, %d revokes; %d audits, %d per-step checks, all passed",
+					e.name, step+1, took.Round(time.Second), float64(step+1)/took.Seconds(), tally.holds, tally.posts, tally.voids, tally.again,
+					tally.revokes, tally.audits, tally.checks)
 			}
 		}
 		for _, o := range m.houses {
