@@ -27,6 +27,7 @@ import (
 	"studio/internal/brand"
 	"studio/internal/casting"
 	"studio/internal/chat"
+	"studio/internal/digest"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/engine/imageapi"
@@ -83,6 +84,7 @@ type App struct {
 	Casting *casting.Service // the casting board; Import loads catalogue faces
 	Desk    *support.Service // the help desk; its screenshot sweep runs beside the workers
 	Door    *invite.Service  // the door in (operators' invitations are issued here)
+	Digest  *digest.Service  // the operators' analyst digest; its automatic run ticks beside the workers
 	Engine  engine.Engine    // what the workers develop with
 	Limits  *ratelimit.Limiter
 	Log     *slog.Logger
@@ -237,6 +239,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		lanes.Fal = falEngine
 	}
 	operators := ops.NewService(db, jobs, door, sender, prices, now)
+	digests := digest.NewService(db, aiClient, now)
 	srv := httpapi.NewServer(httpapi.Config{
 		PublicOrigin: cfg.PublicOrigin(),
 		WebOrigin:    cfg.WebOrigin,
@@ -272,6 +275,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ops:     operators,
 		Analyst: analyst.NewService(db, operators, analyst.Options{Token: cfg.AnalystToken, ActionToken: cfg.AnalystActionToken,
 			Guard: opts.ResearchGuard, AIReady: aiClient.Configured, Now: now}),
+		Digest:     digests,
 		Search:     search.NewService(db),
 		Onboarding: onboarding.NewService(db, now),
 		Pipelines:  pipeline.NewService(db, assets, prices, eng.Can, announce, now),
@@ -283,7 +287,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ping: db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
-		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Digest: digests, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -395,6 +399,8 @@ func (a *App) RunWorkers(ctx context.Context) error {
 	wg.Go(func() { sweepErr = sweeper.Run(ctx) })
 	// Referral rewards whose hold ended are credited at start and then hourly.
 	wg.Go(func() { a.creditRewards(ctx, time.Hour) })
+	// The analyst digest runs itself when its cadence is on and due, checked every 10 minutes.
+	wg.Go(func() { a.runDigest(ctx, 10*time.Minute) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)
@@ -411,6 +417,26 @@ func (a *App) creditRewards(ctx context.Context, every time.Duration) {
 			a.Log.Warn("referral rewards", "err", err)
 		} else if n > 0 {
 			a.Log.Info("referral rewards credited", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runDigest computes the analyst digest whenever its cadence is enabled
+// and the latest digest is as old as its hours, now and then every
+// period, until ctx ends. One instance of many computes each due digest.
+func (a *App) runDigest(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if ran, err := a.Digest.RunDue(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Warn("analyst digest", "err", err)
+		} else if ran {
+			a.Log.Info("analyst digest computed on its cadence")
 		}
 		select {
 		case <-ctx.Done():

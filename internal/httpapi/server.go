@@ -20,6 +20,7 @@ import (
 	"studio/internal/brand"
 	"studio/internal/casting"
 	"studio/internal/chat"
+	"studio/internal/digest"
 	"studio/internal/errs"
 	"studio/internal/events"
 	"studio/internal/invite"
@@ -79,6 +80,7 @@ type Services struct {
 	Brand      *brand.Service              // the brand profile, its DNA reads and the marks
 	Lanes      *lane.Service               // the AI lanes and text tools
 	Ops        *ops.Service                // the operators' reads and actions across houses
+	Digest     *digest.Service             // the operators' analyst digest
 	Search     *search.Service             // the one field over the house
 	Onboarding *onboarding.Service         // the first-steps checklist
 	Pipelines  *pipeline.Service           // saved plans of tool steps, their price and runs

@@ -23,16 +23,19 @@ func (db *DB) RecordAICall(ctx context.Context, house string, c ai.Call) error {
 
 // statedCosts are the provider costs the service stores, each under the
 // name ai-costs lists it by: a DNA read's (the brand-dna workflow), a
-// verdict's (the judge, which no hold pays for) and each AI lane call's.
+// verdict's (the judge, which no hold pays for), each AI lane call's and
+// the analyst digest's headlines (analyst; a digest names no house, so it
+// keeps its own usage rather than an ai_calls row).
 // The develop engines (fal's queue, the local engine) state none.
 const statedCosts = `SELECT 'brand-dna' AS tool, cost_usd, created_at FROM brand_dna_reads WHERE created_at >= ?
 	UNION ALL SELECT 'judge', cost_usd, created_at FROM verdicts WHERE created_at >= ?
-	UNION ALL SELECT lane, cost_usd, created_at FROM ai_calls WHERE created_at >= ?`
+	UNION ALL SELECT lane, cost_usd, created_at FROM ai_calls WHERE created_at >= ?
+	UNION ALL SELECT 'analyst', cost_usd, created_at FROM analyst_digests WHERE created_at >= ?`
 
 // statedByTool sums the stated costs since the instant, by tool.
 func (db *DB) statedByTool(ctx context.Context, since time.Time) (map[string]float64, error) {
 	at := since.UnixMilli()
-	rows, err := db.read().Query(ctx, `SELECT c.tool, SUM(c.cost_usd) FROM (`+statedCosts+`) c GROUP BY c.tool`, at, at, at)
+	rows, err := db.read().Query(ctx, `SELECT c.tool, SUM(c.cost_usd) FROM (`+statedCosts+`) c GROUP BY c.tool`, at, at, at, at)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +56,7 @@ func (db *DB) statedByTool(ctx context.Context, since time.Time) (map[string]flo
 func (db *DB) statedByDay(ctx context.Context, since time.Time) (map[string]float64, error) {
 	at := since.UnixMilli()
 	rows, err := db.read().Query(ctx, `SELECT c.created_at / 86400000, SUM(c.cost_usd) FROM (`+statedCosts+`) c
-		GROUP BY c.created_at / 86400000`, at, at, at)
+		GROUP BY c.created_at / 86400000`, at, at, at, at)
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,11 @@ var userColumns = []struct {
 	{"pipeline_runs", "user_id", eraseNull},                 // a run is the house's spend; its develops keep going
 	{"billing_autocharge", "updated_by_user_id", eraseNull}, // the house's standing order stays
 	{"referral_rewards", "host_user_id", eraseNull},         // the host's house keeps its reward
+	{"analyst_digests", "run_by_user_id", eraseNull},        // the platform's digest stays, without who pressed
+	{"analyst_cadence", "updated_by_user_id", eraseNull},    // the platform's cadence stays
+	// The operators' audit of digest reads keeps the reader's id (no
+	// foreign key): it names no one once the user row is gone.
+	{"analyst_reads", "user_id", eraseKeep},
 	// An approval keeps its approver's id: the schema pairs it with the
 	// approval's time (00003's CHECK), and clearing both would undo the
 	// house's decision. The id names no one once the user row is gone.
