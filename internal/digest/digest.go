@@ -95,7 +95,7 @@ type Digest struct {
 	ID               string     `json:"id"`
 	CreatedAt        ts.Time    `json:"createdAt"`
 	WindowHours      int        `json:"windowHours"`
-	WindowStart      ts.Time    `json:"windowStart" description:"The window is [windowStart, windowEnd); the previous one is as long and ends at windowStart."`
+	WindowStart      ts.Time    `json:"windowStart" description:"The window is (windowStart, windowEnd]; the previous one is as long and ends at windowStart."`
 	WindowEnd        ts.Time    `json:"windowEnd"`
 	Thin             bool       `json:"thin" description:"Fewer than verdictFloor readable verdicts in the window: no model was asked."`
 	ReadableVerdicts int        `json:"readableVerdicts" description:"Verdicts with a score written in the window."`
@@ -172,7 +172,7 @@ type Read struct {
 // Store keeps the digests, the cadence and the read log, and reads the
 // facts across houses.
 type Store interface {
-	AnalystWindow(ctx context.Context, from, to time.Time) (Window, error)
+	AnalystWindow(ctx context.Context, from, to time.Time) (Window, error) // (from, to]
 	FailedDevelops(ctx context.Context, from, to time.Time, limit int) ([]Failed, error)
 	AnalystCadence(ctx context.Context) (Cadence, error)
 	SetAnalystCadence(ctx context.Context, hours int, enabled *bool, by string, at time.Time) (Cadence, error)

@@ -14,29 +14,30 @@ import (
 // The analyst digest's rows (00085): like the operators' reads, its facts
 // are aggregates across houses, for platform admins only.
 
-// AnalystWindow counts what was stored in [from, to), across houses.
+// AnalystWindow counts what was stored in (from, to], across houses: a
+// row written in the instant a run starts is in its window.
 func (db *DB) AnalystWindow(ctx context.Context, from, to time.Time) (digest.Window, error) {
 	var w digest.Window
 	a, b := from.UnixMilli(), to.UnixMilli()
 	err := db.read().QueryRow(ctx, `SELECT
-		(SELECT COUNT(*) FROM jobs WHERE created_at >= ? AND created_at < ?),
-		(SELECT COUNT(*) FROM jobs WHERE created_at >= ? AND created_at < ? AND status = 'failed'),
-		(SELECT COUNT(*) FROM verdicts WHERE created_at >= ? AND created_at < ? AND score IS NOT NULL),
-		(SELECT COUNT(*) FROM verdicts WHERE created_at >= ? AND created_at < ? AND score IS NULL),
-		(SELECT COALESCE(SUM(score), 0) FROM verdicts WHERE created_at >= ? AND created_at < ?),
-		(SELECT COUNT(*) FROM users WHERE created_at >= ? AND created_at < ?),
-		(SELECT COALESCE(SUM(tokens), 0) FROM ledger_holds WHERE state = 'posted' AND resolved_at >= ? AND resolved_at < ?),
-		(SELECT COUNT(*) FROM email_log WHERE created_at >= ? AND created_at < ? AND status IN ('failed', 'bounced', 'complained'))`,
+		(SELECT COUNT(*) FROM jobs WHERE created_at > ? AND created_at <= ?),
+		(SELECT COUNT(*) FROM jobs WHERE created_at > ? AND created_at <= ? AND status = 'failed'),
+		(SELECT COUNT(*) FROM verdicts WHERE created_at > ? AND created_at <= ? AND score IS NOT NULL),
+		(SELECT COUNT(*) FROM verdicts WHERE created_at > ? AND created_at <= ? AND score IS NULL),
+		(SELECT COALESCE(SUM(score), 0) FROM verdicts WHERE created_at > ? AND created_at <= ?),
+		(SELECT COUNT(*) FROM users WHERE created_at > ? AND created_at <= ?),
+		(SELECT COALESCE(SUM(tokens), 0) FROM ledger_holds WHERE state = 'posted' AND resolved_at > ? AND resolved_at <= ?),
+		(SELECT COUNT(*) FROM email_log WHERE created_at > ? AND created_at <= ? AND status IN ('failed', 'bounced', 'complained'))`,
 		a, b, a, b, a, b, a, b, a, b, a, b, a, b, a, b).Scan(&w.Develops, &w.FailedDevelops, &w.ReadableVerdicts,
 		&w.UnreadableVerdicts, &w.ScoreSum, &w.SignUps, &w.SettledTokens, &w.EmailRefusals)
 	return w, err
 }
 
 // FailedDevelops lists the error text and house of the develops created in
-// [from, to) that failed, newest first.
+// (from, to] that failed, newest first.
 func (db *DB) FailedDevelops(ctx context.Context, from, to time.Time, limit int) ([]digest.Failed, error) {
 	rows, err := db.read().Query(ctx, `SELECT COALESCE(error, ''), organization_id FROM jobs
-		WHERE created_at >= ? AND created_at < ? AND status = 'failed' ORDER BY created_at DESC, id DESC LIMIT ?`,
+		WHERE created_at > ? AND created_at <= ? AND status = 'failed' ORDER BY created_at DESC, id DESC LIMIT ?`,
 		from.UnixMilli(), to.UnixMilli(), limit)
 	if err != nil {
 		return nil, err
