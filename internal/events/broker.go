@@ -79,6 +79,7 @@ func NewBroker(opts Options) *Broker {
 type Subscription struct {
 	b     *Broker
 	house string
+	user  string // the user who opened it; "" hears only house-wide messages
 	c     chan Message
 	done  chan struct{}
 	once  sync.Once
@@ -89,7 +90,14 @@ type Subscription struct {
 // house. After Close it returns a subscription that has already ended
 // with ErrClosed.
 func (b *Broker) Subscribe(house string) *Subscription {
-	s := &Subscription{b: b, house: house, c: make(chan Message, b.buffer), done: make(chan struct{})}
+	return b.SubscribeAs(house, "")
+}
+
+// SubscribeAs subscribes user to house: the subscription receives the
+// house's messages and the messages published to that user in the house
+// (PublishTo).
+func (b *Broker) SubscribeAs(house, user string) *Subscription {
+	s := &Subscription{b: b, house: house, user: user, c: make(chan Message, b.buffer), done: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -110,12 +118,29 @@ func (b *Broker) Subscribe(house string) *Subscription {
 // committed. msg is shared, not copied: do not modify it afterwards.
 // Publish allocates nothing while no subscriber lags.
 func (b *Broker) Publish(house string, seq int64, msg []byte) {
+	b.publish(house, "", seq, msg)
+}
+
+// PublishTo hands msg to the subscriptions user opened in house only (a
+// conversation's push: a colleague's sockets never receive it). user must
+// not be empty.
+func (b *Broker) PublishTo(house, user string, seq int64, msg []byte) {
+	if user == "" {
+		return
+	}
+	b.publish(house, user, seq, msg)
+}
+
+func (b *Broker) publish(house, user string, seq int64, msg []byte) {
 	b.mu.RLock()
 	subs := b.houses[house]
 	b.mu.RUnlock()
 	m := Message{Seq: seq, Data: msg}
 	var lagging []*Subscription
 	for _, s := range subs {
+		if user != "" && s.user != user {
+			continue
+		}
 		select {
 		case s.c <- m:
 		default:
@@ -130,11 +155,19 @@ func (b *Broker) Publish(house string, seq int64, msg []byte) {
 // Resync ends every subscription of house with ErrResync, so that its
 // clients reconnect and replay.
 func (b *Broker) Resync(house string) {
+	b.resync(house, "")
+}
+
+// resync ends the subscriptions of house (only user's, when user is set)
+// with ErrResync.
+func (b *Broker) resync(house, user string) {
 	b.mu.RLock()
 	subs := b.houses[house]
 	b.mu.RUnlock()
 	for _, s := range subs {
-		s.end(ErrResync, true)
+		if user == "" || s.user == user {
+			s.end(ErrResync, true)
+		}
 	}
 }
 
@@ -218,6 +251,9 @@ func (s *Subscription) Err() error {
 
 // House is the house the subscription watches.
 func (s *Subscription) House() string { return s.house }
+
+// User is the user who opened the subscription ("" for none).
+func (s *Subscription) User() string { return s.user }
 
 // Close ends the subscription (ErrUnsubscribed, unless it had already
 // ended for another reason). It is idempotent.

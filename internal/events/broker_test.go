@@ -49,6 +49,40 @@ func TestBrokerFansOutPerHouse(t *testing.T) {
 	}
 }
 
+// TestBrokerPublishTo: a message to one user reaches only the
+// subscriptions that user opened in that house; house-wide messages still
+// reach everyone.
+func TestBrokerPublishTo(t *testing.T) {
+	b := NewBroker(Options{})
+	defer b.Close()
+	tab1, tab2 := b.SubscribeAs("A", "u1"), b.SubscribeAs("A", "u1")
+	colleague, anonymous, elsewhere := b.SubscribeAs("A", "u2"), b.Subscribe("A"), b.SubscribeAs("B", "u1")
+	b.PublishTo("A", "u1", 0, []byte("mine"))
+	b.PublishTo("A", "", 0, []byte("nobody's")) // no user: delivers nothing
+	b.Publish("A", 1, []byte("all"))
+	for _, s := range []*Subscription{tab1, tab2} {
+		if m := recv(t, s); string(m.Data) != "mine" {
+			t.Errorf("got %s; want mine", m.Data)
+		}
+		if m := recv(t, s); string(m.Data) != "all" {
+			t.Errorf("got %s; want all", m.Data)
+		}
+		if s.User() != "u1" {
+			t.Errorf("User = %q", s.User())
+		}
+	}
+	for _, s := range []*Subscription{colleague, anonymous} {
+		if m := recv(t, s); string(m.Data) != "all" {
+			t.Errorf("got %s; want only the house-wide message", m.Data)
+		}
+	}
+	select {
+	case m := <-elsewhere.C():
+		t.Fatalf("another house received %s", m.Data)
+	default:
+	}
+}
+
 func TestBrokerOrder(t *testing.T) {
 	b := NewBroker(Options{Buffer: 100})
 	s := b.Subscribe("A")

@@ -25,3 +25,12 @@ func (p Publisher) Publish(ctx context.Context, house string, seq int64, msg []b
 		p.Log.Warn("relay an event", "house", house, "seq", seq, "err", err)
 	}
 }
+
+// PublishTo sends msg to the sockets user opened in house, on every
+// instance. It is not a job event (eventSeq 0), so it is never replayed.
+func (p Publisher) PublishTo(ctx context.Context, house, user string, msg []byte) {
+	p.Broker.PublishTo(house, user, 0, msg)
+	if err := p.Relay.NotifyTo(context.WithoutCancel(ctx), p.DB, house, user, msg); err != nil {
+		p.Log.Warn("relay a message to a user", "house", house, "err", err)
+	}
+}

@@ -135,13 +135,28 @@ func (r *PGRelay) Close() error {
 // message to the local Broker: receivers skip their own instance's
 // notifications. On a nil relay Notify does nothing.
 func (r *PGRelay) Notify(ctx context.Context, ex Execer, house string, seq int64, msg []byte) error {
+	return r.notify(ctx, ex, house, "", seq, msg)
+}
+
+// NotifyTo sends msg to the sockets user opened in house on the other
+// instances (Broker.PublishTo there), at once. A message too large for a
+// payload cannot be fetched back (it is no job event): those sockets are
+// asked to resync instead.
+func (r *PGRelay) NotifyTo(ctx context.Context, ex Execer, house, user string, msg []byte) error {
+	if user == "" || strings.ContainsAny(user, "\t\n") {
+		return fmt.Errorf("events: notify: bad user id %q", user)
+	}
+	return r.notify(ctx, ex, house, user, 0, msg)
+}
+
+func (r *PGRelay) notify(ctx context.Context, ex Execer, house, user string, seq int64, msg []byte) error {
 	if r == nil {
 		return nil
 	}
 	if house == "" || strings.ContainsAny(house, "\t\n") {
 		return fmt.Errorf("events: notify: bad house id %q", house)
 	}
-	payload := encodePayload(r.id, house, seq, msg)
+	payload := encodePayload(r.id, house, user, seq, msg)
 	if _, err := ex.ExecContext(ctx, "SELECT pg_notify($1, $2)", r.channel, payload); err != nil {
 		return fmt.Errorf("events: notify: %w", err)
 	}
@@ -151,26 +166,38 @@ func (r *PGRelay) Notify(ctx context.Context, ex Execer, house string, seq int64
 // The payload is one header line, then the message:
 //
 //	v1 TAB instance TAB house TAB seq TAB kind LF message
+//	v2 TAB instance TAB house TAB seq TAB kind TAB user LF message
 //
 // kind is "m" when the message follows and "r" (reference, no message)
-// when it would not fit: the receiver fetches it.
-const payloadVersion = "v1"
+// when it would not fit: the receiver fetches it. v2 is a message to one
+// user's sockets; a house-wide message is v1, as before v2 existed.
+const (
+	payloadVersion     = "v1"
+	payloadVersionUser = "v2"
+)
 
-func encodePayload(instance, house string, seq int64, msg []byte) string {
+func encodePayload(instance, house, user string, seq int64, msg []byte) string {
 	var b strings.Builder
-	head := payloadVersion + "\t" + instance + "\t" + house + "\t" + strconv.FormatInt(seq, 10) + "\t"
-	if len(head)+2+len(msg) <= MaxPayload {
-		b.Grow(len(head) + 2 + len(msg))
+	version, tail := payloadVersion, ""
+	if user != "" {
+		version, tail = payloadVersionUser, "\t"+user
+	}
+	head := version + "\t" + instance + "\t" + house + "\t" + strconv.FormatInt(seq, 10) + "\t"
+	if len(head)+2+len(tail)+len(msg) <= MaxPayload {
+		b.Grow(len(head) + 2 + len(tail) + len(msg))
 		b.WriteString(head)
-		b.WriteString("m\n")
+		b.WriteString("m")
+		b.WriteString(tail)
+		b.WriteString("\n")
 		b.Write(msg)
 		return b.String()
 	}
-	return head + "r\n"
+	return head + "r" + tail + "\n"
 }
 
 type payload struct {
 	instance, house string
+	user            string // v2: the one user whose sockets receive it
 	seq             int64
 	ref             bool
 	msg             string
@@ -182,14 +209,19 @@ func decodePayload(s string) (payload, error) {
 		return payload{}, errors.New("no header line")
 	}
 	f := strings.Split(head, "\t")
-	if len(f) != 5 || f[0] != payloadVersion {
+	user := ""
+	switch {
+	case len(f) == 5 && f[0] == payloadVersion:
+	case len(f) == 6 && f[0] == payloadVersionUser && f[5] != "":
+		user = f[5]
+	default:
 		return payload{}, fmt.Errorf("unknown header %q", head)
 	}
 	seq, err := strconv.ParseInt(f[3], 10, 64)
 	if err != nil || f[2] == "" || (f[4] != "m" && f[4] != "r") {
 		return payload{}, fmt.Errorf("bad header %q", head)
 	}
-	return payload{instance: f[1], house: f[2], seq: seq, ref: f[4] == "r", msg: msg}, nil
+	return payload{instance: f[1], house: f[2], user: user, seq: seq, ref: f[4] == "r", msg: msg}, nil
 }
 
 // listen opens the dedicated connection and LISTENs on the channel.
@@ -287,6 +319,14 @@ func (r *PGRelay) deliver(ctx context.Context, raw string) {
 		r.opts.OnNotify(p.house)
 	}
 	if !r.broker.watched(p.house) {
+		return
+	}
+	if p.user != "" {
+		if p.ref {
+			r.broker.resync(p.house, p.user) // nothing to fetch a user's message from
+			return
+		}
+		r.broker.PublishTo(p.house, p.user, p.seq, []byte(p.msg))
 		return
 	}
 	if !p.ref {

@@ -19,19 +19,27 @@ import (
 
 func TestPayloadRoundTrip(t *testing.T) {
 	msg := []byte(`{"type":"job","job":{"id":"x","error":"tab\tand\nnewline"}}`)
-	p, err := decodePayload(encodePayload("inst", "house-1", 42, msg))
+	p, err := decodePayload(encodePayload("inst", "house-1", "", 42, msg))
 	if err != nil || p.instance != "inst" || p.house != "house-1" || p.seq != 42 || p.ref || p.msg != string(msg) {
 		t.Fatalf("got %+v, %v", p, err)
 	}
 	big := []byte(strings.Repeat("x", MaxPayload))
-	raw := encodePayload("inst", "house-1", 43, big)
+	raw := encodePayload("inst", "house-1", "", 43, big)
 	if len(raw) > MaxPayload {
 		t.Fatalf("payload of %d bytes", len(raw))
 	}
 	if p, err := decodePayload(raw); err != nil || !p.ref || p.seq != 43 || p.msg != "" {
 		t.Fatalf("large message: got %+v, %v; want a reference", p, err)
 	}
-	for _, bad := range []string{"", "v1\tinst\thouse\t1\tm", "v2\ti\th\t1\tm\n{}", "v1\ti\th\tx\tm\n{}", "v1\ti\t\t1\tm\n{}", "v1\ti\th\t1\tq\n{}"} {
+	// A message to one user's sockets: v2, the user after the kind.
+	if p, err := decodePayload(encodePayload("inst", "house-1", "user-7", 0, msg)); err != nil || p.user != "user-7" || p.house != "house-1" ||
+		p.ref || p.msg != string(msg) {
+		t.Fatalf("user message: got %+v, %v", p, err)
+	}
+	if p, err := decodePayload(encodePayload("inst", "house-1", "user-7", 0, big)); err != nil || !p.ref || p.user != "user-7" {
+		t.Fatalf("large user message: got %+v, %v", p, err)
+	}
+	for _, bad := range []string{"", "v1\tinst\thouse\t1\tm", "v1\ti\th\t1\tm\tu\n{}", "v2\ti\th\t0\tm\t\n{}", "v2\ti\th\t1\tm\n{}", "v1\ti\th\tx\tm\n{}", "v1\ti\t\t1\tm\n{}", "v1\ti\th\t1\tq\n{}"} {
 		if _, err := decodePayload(bad); err == nil {
 			t.Errorf("decodePayload(%q) accepted", bad)
 		}
@@ -175,6 +183,49 @@ func TestRelayTwoInstances(t *testing.T) {
 
 	if err := one.r.Notify(context.Background(), db, "bad\thouse", 4, []byte(`{}`)); err == nil {
 		t.Error("a house id with a tab was accepted")
+	}
+}
+
+// TestRelayToOneUser: a message published to one user reaches that user's
+// subscribers on both instances once, and no colleague's in the house; a
+// message too large for a payload asks only that user's sockets to resync.
+func TestRelayToOneUser(t *testing.T) {
+	url := pgURL(t)
+	ch := channel()
+	one, two := newInstance(t, url, RelayOptions{Channel: ch}), newInstance(t, url, RelayOptions{Channel: ch})
+	db := openDB(t, url)
+	mineOne, mineTwo, colleague, anonymous := one.b.SubscribeAs("A", "u1"), two.b.SubscribeAs("A", "u1"), two.b.SubscribeAs("A", "u2"), two.b.Subscribe("A")
+	pub := Publisher{Broker: one.b, Relay: one.r, DB: db, Log: quietLog()}
+	pub.PublishTo(t.Context(), "A", "u1", []byte(`{"type":"chat.applied"}`))
+	for _, s := range []*Subscription{mineOne, mineTwo} {
+		if m := recv(t, s); string(m.Data) != `{"type":"chat.applied"}` {
+			t.Errorf("got %s", m.Data)
+		}
+	}
+	// A house-wide message after it: whoever did not get the user's
+	// message sees this one first.
+	one.publish(t, db, "A", 9, []byte(`{"type":"job"}`))
+	expectOnly(t, colleague, 9)
+	expectOnly(t, anonymous, 9)
+	expectOnly(t, mineTwo, 9)
+
+	if err := pub.Relay.NotifyTo(t.Context(), db, "A", "u2", []byte(strings.Repeat("x", MaxPayload))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-colleague.Done():
+		if !errors.Is(colleague.Err(), ErrResync) {
+			t.Errorf("colleague ended with %v; want ErrResync", colleague.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the large message's user was not asked to resync")
+	}
+	expectOnly(t, mineTwo)
+	if mineTwo.Err() != nil || anonymous.Err() != nil {
+		t.Errorf("others ended: %v, %v", mineTwo.Err(), anonymous.Err())
+	}
+	if err := one.r.NotifyTo(t.Context(), db, "A", "", []byte(`{}`)); err == nil {
+		t.Error("an empty user was accepted")
 	}
 }
 

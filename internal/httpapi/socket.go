@@ -38,8 +38,10 @@ const sessionRenewal = 24 * time.Hour
 // jobSocket serves GET /api/toolkit/jobs/ws (SPEC §6). The authenticate
 // middleware has resolved the principal (a key on the Authorization
 // header, or the session cookie). The stream then carries every message
-// published for the principal's house, encoded once by the publisher:
-// {"type":"job","job":{...}} and the other shapes of DECISIONS §1b.
+// published for the principal's house, and the messages published to the
+// principal's user alone (a chat turn's chat.applied: a colleague's
+// socket never hears another person's conversation), encoded once by the
+// publisher: {"type":"job","job":{...}} and the other shapes of DECISIONS §1b.
 //
 // The subscription starts before the handshake is answered, so a client
 // that replays with GET /api/toolkit/jobs?since=N after its socket opens
@@ -72,7 +74,7 @@ func (s *Server) jobSocket(w http.ResponseWriter, r *http.Request) error {
 		return errs.Wrap(errs.Internal, errors.New("job socket: no events broker"))
 	}
 	check := s.socketCheck(r, p)
-	sub := s.svc.Events.Subscribe(p.HouseID)
+	sub := s.svc.Events.SubscribeAs(p.HouseID, p.UserID)
 	defer sub.Close()
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		OriginPatterns:     s.originHosts(),
