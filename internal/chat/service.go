@@ -94,19 +94,25 @@ type Store interface {
 	ChatSessions(ctx context.Context, house, user string) ([]Session, error)
 	ChatSession(ctx context.Context, house, user, id string) (Session, error)
 	// AppendChatTurn keeps a turn in its session and moves the session's
-	// lastTurnAt, creating the session first when create is set.
-	AppendChatTurn(ctx context.Context, house, user string, s Session, create bool, t Turn) error
+	// lastTurnAt, creating the session first when create is set, and
+	// answers the session the turn belongs to. A turn id the house already
+	// used is not kept (kept false); the session answered exists all the
+	// same (a retried first turn of the same user answers its session).
+	AppendChatTurn(ctx context.Context, house, user string, s Session, create bool, t Turn) (session string, kept bool, err error)
 	ChatTurns(ctx context.Context, house, user, session string, limit int) ([]Turn, error)
 }
 
-// Memories gives the memories in force for a caller.
+// Memories gives the memories in force for a caller and learns from the
+// choices of the caller's kept turns (memory/learn.go).
 type Memories interface {
 	InForce(ctx context.Context, p auth.Principal) ([]memory.Memory, error)
+	Observe(ctx context.Context, p auth.Principal, obs []memory.Observation) ([]memory.Memory, error)
 }
 
-// Publisher sends a message to the house's job sockets.
+// Publisher sends a message to the job sockets one user opened in a house:
+// a conversation is its person's, so a colleague's sockets never hear it.
 type Publisher interface {
-	Publish(ctx context.Context, house string, seq int64, msg []byte)
+	PublishTo(ctx context.Context, house, user string, msg []byte)
 }
 
 // Service runs the conversation.
@@ -278,13 +284,26 @@ func (s *Service) Chat(ctx context.Context, p auth.Principal, in Request) (Reply
 	out := Reply{Text: text, Applied: applied, Mirror: draft, TurnID: turnID, SessionID: sess.ID}
 	turn := Turn{ID: turnID, Message: in.Message, Text: text, Applied: applied, CreatedAt: ts.Of(s.now())}
 	sess.LastTurnAt = turn.CreatedAt
-	if err := s.store.AppendChatTurn(ctx, p.HouseID, p.UserID, sess, create, turn); err != nil {
+	switch id, kept, err := s.store.AppendChatTurn(ctx, p.HouseID, p.UserID, sess, create, turn); {
+	case err != nil:
+		// The answer stands; the session answered may not exist, so the
+		// next turn should start a new one (persisted false says so).
 		s.log.WarnContext(ctx, "keep a chat turn", "session", sess.ID, "turn", turnID, "err", err)
-	} else {
-		out.Persisted = true
+	case !kept:
+		out.SessionID = id
+		s.log.InfoContext(ctx, "chat turn id already used; answered, not kept", "session", id, "turn", turnID)
+	default:
+		out.SessionID, out.Persisted = id, true
+		// Only a kept turn is evidence: its id is new to the house, so
+		// a retried turn never counts twice.
+		if obs := Observations(applied); len(obs) > 0 {
+			if _, err := s.memories.Observe(ctx, p, obs); err != nil {
+				s.log.WarnContext(ctx, "learn from a chat turn", "turn", turnID, "err", err)
+			}
+		}
 	}
 	for i, a := range applied {
-		s.push(ctx, p.HouseID, out, i, a)
+		s.push(ctx, p, out, i, a)
 	}
 	return out, nil
 }
@@ -300,14 +319,14 @@ type pushMessage struct {
 	Inverse   Mutation `json:"inverse"`
 }
 
-func (s *Service) push(ctx context.Context, house string, r Reply, i int, a Applied) {
+func (s *Service) push(ctx context.Context, p auth.Principal, r Reply, i int, a Applied) {
 	msg, err := json.Marshal(pushMessage{Type: "chat.applied", TurnID: r.TurnID, SessionID: r.SessionID, Index: i, Count: len(r.Applied),
 		Mutation: a.Mutation, Inverse: a.Inverse})
 	if err != nil {
 		s.log.ErrorContext(ctx, "encode a chat push", "err", err)
 		return
 	}
-	s.pub.Publish(ctx, house, 0, msg)
+	s.pub.PublishTo(ctx, p.HouseID, p.UserID, msg)
 }
 
 // converse asks the model, applies the tools it calls and gives the tool
@@ -391,10 +410,25 @@ func systemPrompt(catalog []look.Piece, mems []memory.Memory) string {
 	if len(mems) > maxMemories {
 		mems = mems[:maxMemories] // the newest
 	}
-	if len(mems) > 0 {
+	var told, observed []memory.Memory
+	for _, m := range mems {
+		if m.Kind == memory.KindObserved {
+			observed = append(observed, m)
+		} else {
+			told = append(told, m)
+		}
+	}
+	if len(told) > 0 {
 		b.WriteString("\nWhat the house and this director asked the studio to remember (follow it):\n")
-		for _, m := range mems {
+		for _, m := range told {
 			fmt.Fprintf(&b, "- (%s, %s) %s\n", m.Scope, m.MemoryClass, m.Statement)
+		}
+	}
+	if len(observed) > 0 {
+		b.WriteString("\nWhat the studio noticed this director choosing again and again (a default when they do not say; " +
+			"what they say now and what they asked to remember win):\n")
+		for _, m := range observed {
+			fmt.Fprintf(&b, "- (%s, %s, observed in %d turns) %s\n", m.Scope, m.MemoryClass, m.EvidenceCount, m.Statement)
 		}
 	}
 	b.WriteString("\nThe house's assets (id, kind, name), newest first:\n")

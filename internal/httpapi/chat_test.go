@@ -153,8 +153,10 @@ func TestChatAndMemory(t *testing.T) {
 		}
 		otherMemory := writeMemory(t, a, other.Session(), map[string]any{"statement": "Mine alone.", "scope": "user", "memoryClass": "fact"}, 201)
 
-		// Two tabs of the same director watch the socket.
-		tabA, tabB := a.DialJobs(t, s), a.DialJobs(t, s)
+		// Two tabs of the same director watch the socket, and a script of
+		// theirs on a key; a colleague's socket in the same house watches too.
+		tabA, tabB, script := a.DialJobs(t, s), a.DialJobs(t, s), a.DialJobs(t, viewer)
+		colleague := a.DialJobs(t, inHouse(t, a, seated(t, a, owner.HouseID, auth.Member), owner.HouseID))
 
 		draft := map[string]any{"name": "Spring", "modelAssetId": m1, "items": []map[string]any{{"assetId": top, "role": "top"}}}
 		model.Answer(aitest.Answer{ToolCalls: []aitest.ToolCall{
@@ -203,7 +205,7 @@ func TestChatAndMemory(t *testing.T) {
 		if n := len(chats[1].Messages); chats[1].Messages[n-1].Role != "tool" || chats[1].Messages[n-1].Text() != "applied" {
 			t.Errorf("the second request ends with %+v; want the tool results", chats[1].Messages[n-1])
 		}
-		for name, tab := range map[string]*apptest.Socket{"A": tabA, "B": tabB} {
+		for name, tab := range map[string]*apptest.Socket{"A": tabA, "B": tabB, "key": script} {
 			for i, raw := range tab.Collect(t, 2, 10*time.Second) {
 				var m struct {
 					Type, TurnID, SessionID string
@@ -217,6 +219,8 @@ func TestChatAndMemory(t *testing.T) {
 			}
 			tab.Quiet(t, 100*time.Millisecond)
 		}
+		// The conversation is the director's: a colleague's socket hears nothing of it.
+		colleague.Quiet(t, 100*time.Millisecond)
 
 		// Undo restores the draft, the last mutation first.
 		undone := applyMutation(t, a, s, reply.Mirror, reply.Applied[1].Inverse)
@@ -390,7 +394,8 @@ func TestChatAndMemory(t *testing.T) {
 			status[m.Statement] = m.Status
 		}
 		want := map[string]string{"Shoot on grey seamless.": "superseded", "We never shoot on grey seamless.": "active",
-			"I like three-quarter frames.": "retired", "Always shoot at dusk.": "retired"}
+			"I like three-quarter frames.": "retired", "Always shoot at dusk.": "retired",
+			"Prefers the romantic aesthetic.": "candidate"} // the refused-call turn's choice, observed once (TestChatLearns)
 		if len(list.Memories) != len(want) {
 			t.Errorf("memories = %+v", list.Memories)
 		}

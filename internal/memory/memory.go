@@ -28,7 +28,8 @@ const (
 	StatusRetired    = "retired"
 	StatusSuperseded = "superseded"
 
-	KindTold = "told" // stated by a person through the API
+	KindTold     = "told"     // stated by a person through the API
+	KindObserved = "observed" // learned from the choices a person's chat turns applied (learn.go)
 )
 
 // Classes are the memory classes of SPEC §2.
@@ -49,10 +50,10 @@ type Memory struct {
 	ID            string  `json:"id"`
 	Scope         string  `json:"scope" enum:"house,user"`
 	MemoryClass   string  `json:"memoryClass" enum:"fact,preference,lesson,playbook,outcome_pattern,image_reading"`
-	Kind          string  `json:"kind" description:"How the studio came to know it: told (a person said so)."`
+	Kind          string  `json:"kind" enum:"told,observed" description:"How the studio came to know it: told (a person said so) or observed (the same choice applied by the person's chat turns; a candidate until PromoteAfter distinct turns made it)."`
 	Statement     string  `json:"statement"`
 	Confidence    float64 `json:"confidence"`
-	Status        string  `json:"status" enum:"candidate,active,retired,superseded"`
+	Status        string  `json:"status" enum:"candidate,active,retired,superseded" description:"candidate: observed, not yet trusted, never retrieved; active: in force; retired or superseded: history."`
 	EvidenceCount int     `json:"evidenceCount"`
 	SupersedesID  *string `json:"supersedesId"`
 	Projected     bool    `json:"projected" description:"True when the memory is projected into develop prompts."`
@@ -96,12 +97,18 @@ type Store interface {
 	// user's own) superseded and inserts its successor, in one
 	// transaction; NOT_FOUND when id is not active in scope.
 	SupersedeMemory(ctx context.Context, house, user, id string, successor Memory) error
-	// RetireMemory marks the active memory retired; NOT_FOUND otherwise.
+	// RetireMemory marks the active or candidate memory retired; NOT_FOUND otherwise.
 	RetireMemory(ctx context.Context, house, user, id string, at time.Time) (Memory, error)
 	GetMemory(ctx context.Context, house, user, id string) (Memory, error)
 	// Memories lists the house's memories and the user's own, newest
 	// first; only active ones when active is set.
 	Memories(ctx context.Context, house, user string, active bool) ([]Memory, error)
+	// ObserveMemory counts one more distinct turn of evidence for the
+	// user's observation o (learn.go), creating its candidate (id fresh)
+	// on the first; grade sets confidence and status from the evidence.
+	// ok is false when the observation's memory was retired or superseded:
+	// nothing is learned then.
+	ObserveMemory(ctx context.Context, house, user string, o Observation, fresh string, at time.Time) (m Memory, ok bool, err error)
 }
 
 // Service runs the memory use cases.
@@ -177,13 +184,14 @@ func (s *Service) Write(ctx context.Context, p auth.Principal, in WriteRequest) 
 	return m, false, nil
 }
 
-// Retire stops an active memory in scope from being retrieved; its row stays.
+// Retire stops an active memory in scope from being retrieved, or a
+// candidate from ever being promoted; its row stays.
 func (s *Service) Retire(ctx context.Context, p auth.Principal, id string) (Memory, error) {
 	m, err := s.store.GetMemory(ctx, p.HouseID, p.UserID, id)
 	if err != nil {
 		return Memory{}, err
 	}
-	if m.Status != StatusActive {
+	if m.Status != StatusActive && m.Status != StatusCandidate {
 		return Memory{}, errs.NotFound
 	}
 	if err := canWrite(p, m.Scope); err != nil {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -78,20 +79,42 @@ func (db *DB) ChatSession(ctx context.Context, house, user, id string) (chat.Ses
 }
 
 // AppendChatTurn keeps a turn (creating its session first when create is
-// set) and moves the session's lastTurnAt, in one transaction. A turn id
-// the house already used is a conflict.
-func (db *DB) AppendChatTurn(ctx context.Context, house, user string, s chat.Session, create bool, t chat.Turn) error {
+// set) and moves the session's lastTurnAt, in one transaction, and answers
+// the session the turn belongs to. A turn id the house already used is not
+// kept (kept false) and moves nothing; a session to create is created all
+// the same, so the id answered always exists, unless the id is a turn of
+// the same user's: a retried first turn then answers that turn's session
+// and creates none.
+func (db *DB) AppendChatTurn(ctx context.Context, house, user string, s chat.Session, create bool, t chat.Turn) (string, bool, error) {
 	applied, err := json.Marshal(t.Applied)
 	if err != nil {
-		return err
+		return "", false, err
 	}
-	return db.write(ctx, func(tx *Tx) error {
+	session, kept := s.ID, false
+	err = db.write(ctx, func(tx *Tx) error {
 		if create {
+			var earlier string
+			err := tx.QueryRow(ctx, `SELECT session_id FROM chat_turns WHERE organization_id = ? AND id = ? AND user_id = ?`, house, t.ID, user).Scan(&earlier)
+			if err == nil {
+				session = earlier
+				return nil
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
 			if err := insertChatSession(ctx, tx, house, user, s); err != nil {
 				return err
 			}
 		}
-		res, err := tx.Exec(ctx, `UPDATE chat_sessions SET last_turn_at = ? WHERE organization_id = ? AND user_id = ? AND id = ?`,
+		res, err := tx.Exec(ctx, `INSERT INTO chat_turns (organization_id, id, session_id, user_id, message, reply, applied, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (organization_id, id) DO NOTHING`,
+			house, t.ID, s.ID, user, t.Message, t.Text, string(applied), t.CreatedAt.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // the id is taken: answered, not kept
+		}
+		res, err = tx.Exec(ctx, `UPDATE chat_sessions SET last_turn_at = ? WHERE organization_id = ? AND user_id = ? AND id = ?`,
 			t.CreatedAt.UnixMilli(), house, user, s.ID)
 		if err != nil {
 			return err
@@ -99,13 +122,13 @@ func (db *DB) AppendChatTurn(ctx context.Context, house, user string, s chat.Ses
 		if err := mustAffect(res); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO chat_turns (organization_id, id, session_id, user_id, message, reply, applied, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, house, t.ID, s.ID, user, t.Message, t.Text, string(applied), t.CreatedAt.UnixMilli())
-		if errors.Is(err, errUnique) {
-			return errors.New("chat: the turn id is taken")
-		}
-		return err
+		kept = true
+		return nil
 	})
+	if err != nil {
+		return "", false, err
+	}
+	return session, kept, nil
 }
 
 // ChatTurns returns a session's newest turns, at most limit, oldest first.

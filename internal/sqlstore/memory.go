@@ -48,9 +48,9 @@ func (db *DB) SupersedeMemory(ctx context.Context, house, user, id string, succe
 	})
 }
 
-// RetireMemory marks the active memory id in scope retired.
+// RetireMemory marks the active or candidate memory id in scope retired.
 func (db *DB) RetireMemory(ctx context.Context, house, user, id string, at time.Time) (memory.Memory, error) {
-	res, err := db.writer().Exec(ctx, `UPDATE memories SET status = 'retired', updated_at = ? WHERE `+inScope+` AND id = ? AND status = 'active'`,
+	res, err := db.writer().Exec(ctx, `UPDATE memories SET status = 'retired', updated_at = ? WHERE `+inScope+` AND id = ? AND status IN ('active', 'candidate')`,
 		at.UnixMilli(), house, user, id)
 	if err != nil {
 		return memory.Memory{}, err
@@ -59,6 +59,63 @@ func (db *DB) RetireMemory(ctx context.Context, house, user, id string, at time.
 		return memory.Memory{}, err
 	}
 	return db.GetMemory(ctx, house, user, id)
+}
+
+// ObserveMemory counts one more turn of evidence for the user's
+// observation o, in one transaction: the first creates its candidate
+// (id fresh), memory.Grade sets confidence and status, and a promotion
+// supersedes the active observation of another choice in the same slot.
+// ok is false when the observation's row was retired or superseded.
+func (db *DB) ObserveMemory(ctx context.Context, house, user string, o memory.Observation, fresh string, at time.Time) (memory.Memory, bool, error) {
+	var m memory.Memory
+	var ok bool
+	err := db.write(ctx, func(tx *Tx) error {
+		ms := at.UnixMilli()
+		// A new observation starts at no evidence; the update below counts this turn.
+		if _, err := tx.Exec(ctx, `INSERT INTO memories (id, organization_id, user_id, created_by_user_id, scope, memory_class, kind, statement,
+			confidence, status, evidence_count, projected, created_at, updated_at, observed_slot, observed_key)
+			VALUES (?, ?, ?, ?, 'user', 'preference', ?, ?, 0, 'candidate', 0, 0, ?, ?, ?, ?)
+			ON CONFLICT (organization_id, user_id, observed_key) DO NOTHING`,
+			fresh, house, user, user, memory.KindObserved, o.Statement, ms, ms, o.Slot, o.Key); err != nil {
+			return err
+		}
+		res, err := tx.Exec(ctx, `UPDATE memories SET evidence_count = evidence_count + 1, updated_at = ?
+			WHERE organization_id = ? AND user_id = ? AND observed_key = ? AND status IN ('candidate', 'active')`, ms, house, user, o.Key)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // retired or superseded: the person said no
+		}
+		if m, err = scanMemory(tx.QueryRow(ctx, `SELECT `+memoryCols+` FROM memories WHERE organization_id = ? AND user_id = ? AND observed_key = ?`,
+			house, user, o.Key)); err != nil {
+			return err
+		}
+		confidence, status := memory.Grade(m.EvidenceCount)
+		if m.Status == memory.StatusCandidate && status == memory.StatusActive {
+			var older string
+			err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE organization_id = ? AND user_id = ? AND observed_slot = ? AND observed_key <> ?
+				AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT 1`, house, user, o.Slot, o.Key).Scan(&older)
+			switch {
+			case err == nil:
+				if _, err := tx.Exec(ctx, `UPDATE memories SET status = 'superseded', updated_at = ? WHERE organization_id = ? AND id = ?`,
+					ms, house, older); err != nil {
+					return err
+				}
+				m.SupersedesID = &older
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
+		m.Confidence, m.Status, m.UpdatedAt.Time = confidence, status, msTime(ms)
+		if _, err := tx.Exec(ctx, `UPDATE memories SET confidence = ?, status = ?, supersedes_id = ? WHERE organization_id = ? AND id = ?`,
+			confidence, status, nullPtr(m.SupersedesID), house, m.ID); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	return m, ok, err
 }
 
 const memoryCols = `id, created_by_user_id, scope, memory_class, kind, statement, confidence, status, evidence_count, supersedes_id, projected, created_at, updated_at`
