@@ -272,7 +272,7 @@ func (s *Server) adminRoutes() []Route {
 			In: ops.ActionRequest{}, Out: []Out{{Status: 200, Body: ops.Tally{}}}, Errors: []*errs.Error{ops.ErrBadAction, ops.ErrJobIDsRequired}, Handler: s.adminDevelopsAction},
 		{Method: "GET", Path: "/api/toolkit/admin/emails", Class: PlatformAdmin, Tag: "admin", Summary: "The e-mail log without HTML, or one letter with its archived HTML",
 			Query: EmailsQuery{}, Out: []Out{{Status: 200, Body: EmailsBody{}}}, Errors: []*errs.Error{errAdminLimit, errs.NotFound}, Handler: s.adminEmails},
-		{Method: "GET", Path: "/api/toolkit/admin/failures", Class: PlatformAdmin, Tag: "admin", Summary: "Failed develops grouped by normalised error text, with house counts, and refused e-mails",
+		{Method: "GET", Path: "/api/toolkit/admin/failures", Class: PlatformAdmin, Tag: "admin", Summary: "Failed develops grouped by normalised error text, with house counts; refused e-mails, open tickets and operator alerts",
 			Query: FailuresQuery{}, Out: []Out{{Status: 200, Body: ops.Failures{}}}, Errors: []*errs.Error{errBadHours}, Handler: s.adminFailures},
 		{Method: "GET", Path: "/api/toolkit/admin/frames", Class: PlatformAdmin, Tag: "admin", Summary: "Frames of every house, filtered by house, tool, age and origin, with the filters' values",
 			Query: FramesQuery{}, Out: []Out{{Status: 200, Body: ops.Frames{}}}, Errors: []*errs.Error{errBadFilter, errBadAge, errBadFrameOrg, errAdminLimit}, Handler: s.adminFrames},

@@ -15,6 +15,7 @@ import (
 
 	"studio/internal/app"
 	"studio/internal/apptest"
+	"studio/internal/ops"
 	"studio/internal/webhook/sign"
 )
 
@@ -198,9 +199,37 @@ func TestLetters(t *testing.T) {
 		if res := hook("msg_4", ev("email.bounced", providerID), svix); res.Status != 200 || res.Map(t)["status"] != "bounced" {
 			t.Errorf("a bounce with svix headers: %d %s", res.Status, res.Body)
 		}
-		var alerts int
-		if err := a.DB.Pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM operator_alerts WHERE kind = 'email.bounced'`).Scan(&alerts); err != nil || alerts != 1 {
-			t.Errorf("operator alerts = %d %v; want 1", alerts, err)
+		if res := hook("msg_5", ev("email.complained", providerID), nil); res.Status != 200 || res.Map(t)["status"] != "complained" {
+			t.Errorf("a complaint: %d %s", res.Status, res.Body)
+		}
+		if res := hook("msg_5", ev("email.complained", providerID), nil); res.Status != 200 || res.Map(t)["ignored"] != true {
+			t.Errorf("a repeated complaint: %d %s", res.Status, res.Body)
+		}
+		for _, kind := range []string{"email.bounced", "email.complained"} {
+			var alerts int
+			if err := a.DB.Pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM operator_alerts WHERE kind = '`+kind+`'`).Scan(&alerts); err != nil || alerts != 1 {
+				t.Errorf("%s operator alerts = %d %v; want 1", kind, alerts, err)
+			}
+		}
+		// The operators read them in the failures view, newest first; the
+		// refused letter is there too.
+		op := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
+		var f ops.Failures
+		if res := a.Do(t, "GET", "/api/toolkit/admin/failures", op.Session(), nil); res.Status != 200 {
+			t.Fatalf("failures: %d %s", res.Status, res.Body)
+		} else {
+			res.JSON(t, &f)
+		}
+		if len(f.Alerts) != 2 || f.Alerts[0].Kind != "email.complained" || f.Alerts[1].Kind != "email.bounced" ||
+			f.Alerts[0].Subject != "A letter to grace@example.com complained (look-waiting)" ||
+			f.Alerts[0].Detail["providerId"] != providerID || f.Alerts[0].Detail["event"] != "email.complained" || f.Alerts[0].Detail["to"] != "grace@example.com" {
+			t.Errorf("alerts in the failures view = %+v", f.Alerts)
+		}
+		if len(f.RefusedEmails) != 1 || f.RefusedEmails[0].Status != "complained" {
+			t.Errorf("refused letters = %+v", f.RefusedEmails)
+		}
+		if res := a.Do(t, "GET", "/api/toolkit/admin/failures", a.SignUp(t, "customer").Session(), nil); res.Status != 403 && res.Status != 404 {
+			t.Errorf("a customer reads the alerts: %d %s", res.Status, res.Body)
 		}
 		for name, tc := range map[string]struct {
 			body    string

@@ -28,6 +28,7 @@ type Store interface {
 	Letter(ctx context.Context, id string) (Letter, error)
 	RefusedLetters(ctx context.Context, since time.Time, limit int) ([]Letter, error)
 	TicketsAcross(ctx context.Context, since time.Time, limit int) ([]Ticket, error)
+	AlertsSince(ctx context.Context, since time.Time, limit int) ([]Alert, error)
 	FramesAcross(ctx context.Context, f FrameFilter) ([]Frame, error)
 	FrameFilters(ctx context.Context) (FrameFilters, error)
 	AssetHouse(ctx context.Context, id string) (string, error)
@@ -301,7 +302,7 @@ func (s *Service) Letter(ctx context.Context, p auth.Principal, id string) (Lett
 
 // Failures groups the failed develops of the last hours by their
 // normalised error text, with how many houses met each, plus the letters
-// that could not be delivered.
+// that could not be delivered, the open tickets and the operator alerts.
 func (s *Service) Failures(ctx context.Context, p auth.Principal, hours int) (Failures, error) {
 	if err := ensure(ctx, p); err != nil {
 		return Failures{}, err
@@ -352,6 +353,9 @@ func (s *Service) Failures(ctx context.Context, p auth.Principal, hours int) (Fa
 		return Failures{}, err
 	}
 	if out.Tickets, err = s.store.TicketsAcross(ctx, since, 200); err != nil {
+		return Failures{}, err
+	}
+	if out.Alerts, err = s.store.AlertsSince(ctx, since, 200); err != nil {
 		return Failures{}, err
 	}
 	return out, nil

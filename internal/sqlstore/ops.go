@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -396,4 +397,36 @@ func (db *DB) AccessOf(ctx context.Context, user string) (toolkits, tools []stri
 		}
 	}
 	return toolkits, tools, rows.Err()
+}
+
+// AlertsSince lists the operator alerts raised since the instant, newest
+// first. A detail that is not a JSON object reads as {"text": detail};
+// its null fields are left out.
+func (db *DB) AlertsSince(ctx context.Context, since time.Time, limit int) ([]ops.Alert, error) {
+	rows, err := db.read().Query(ctx, `SELECT id, kind, subject, detail, created_at FROM operator_alerts WHERE created_at >= ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ops.Alert{}
+	for rows.Next() {
+		var al ops.Alert
+		var detail string
+		var created int64
+		if err := rows.Scan(&al.ID, &al.Kind, &al.Subject, &detail, &created); err != nil {
+			return nil, err
+		}
+		if json.Unmarshal([]byte(detail), &al.Detail) != nil || al.Detail == nil {
+			al.Detail = map[string]any{"text": detail}
+		}
+		for k, v := range al.Detail {
+			if v == nil {
+				delete(al.Detail, k) // a null says nothing (a bounce object only a bounce has)
+			}
+		}
+		al.CreatedAt = ts.Of(time.UnixMilli(created))
+		out = append(out, al)
+	}
+	return out, rows.Err()
 }
