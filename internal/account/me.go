@@ -111,9 +111,13 @@ type ExportKey struct {
 
 // ExportMemory is one of the user's personal memories.
 type ExportMemory struct {
-	ID        string  `json:"id"`
-	Statement string  `json:"statement"`
-	CreatedAt ts.Time `json:"createdAt"`
+	ID             string  `json:"id"`
+	OrganizationID string  `json:"organizationId" description:"The house the memory was kept in."`
+	MemoryClass    string  `json:"memoryClass"`
+	Kind           string  `json:"kind" enum:"told,observed"`
+	Statement      string  `json:"statement"`
+	Status         string  `json:"status" enum:"candidate,active,retired,superseded"`
+	CreatedAt      ts.Time `json:"createdAt"`
 }
 
 // ExportInvitation is an invitation addressed to the user.

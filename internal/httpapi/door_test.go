@@ -369,15 +369,52 @@ func previewSite(t *testing.T) (*httptest.Server, *urlguard.Guard) {
 		fmt.Fprint(w, `{"title": "no"}`)
 	})
 	mux.HandleFunc("/missing", http.NotFound)
+	// A long page: its title in the first bytes, an og:title (which would
+	// win) past the 32 KiB prefix, then far more than the sockets hold.
+	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		n, err := fmt.Fprint(w, `<html><head><title>The top of a long page</title>`+"\n<!-- "+strings.Repeat("padding ", 5<<10)+
+			` -->`+"\n"+`<meta property="og:title" content="Past the prefix">`)
+		chunk := []byte(strings.Repeat("<p>more</p>", 6<<10))
+		for err == nil && n < longPage {
+			var k int
+			k, err = w.Write(chunk)
+			n += k
+		}
+		longRead <- n
+	})
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 	g := invite.PreviewGuard(urlguard.AllowLoopbackForTest(t, netip.MustParseAddrPort(site.Listener.Addr().String())))
 	return site, g
 }
 
+// longPage is how many bytes the site's /long page would send: far more
+// than loopback sockets buffer, so a reader that stops early leaves it unsent.
+const longPage = 64 << 20
+
+// longRead carries how many bytes of /long the site managed to write.
+var longRead = make(chan int, 4)
+
 func testInvitePreview(t *testing.T, a *apptest.App, site *httptest.Server) {
+	// A long page: read only as far as its 32 KiB prefix.
+	res := a.Do(t, "POST", "/api/toolkit/invite/preview", apptest.Anonymous, map[string]any{"links": []string{site.URL + "/long"}})
+	var long invite.Cards
+	res.JSON(t, &long)
+	if res.Status != 200 || len(long.Cards) != 1 || !long.Cards[0].OK || long.Cards[0].Title != "The top of a long page" {
+		t.Errorf("a long page: %d %s; want its title from the prefix, not the og:title past it", res.Status, res.Body)
+	}
+	select {
+	case n := <-longRead:
+		if n >= longPage {
+			t.Errorf("the site wrote all %d bytes of the long page; the preview should stop reading at its prefix", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the long page is still being written 30 s after the preview answered: the reader did not hang up")
+	}
+
 	links := []string{site.URL + "/page", site.URL + "/bare", site.URL + "/hop", site.URL + "/inside", site.URL + "/json", site.URL + "/missing"}
-	res := a.Do(t, "POST", "/api/toolkit/invite/preview", apptest.Anonymous, map[string]any{"links": links})
+	res = a.Do(t, "POST", "/api/toolkit/invite/preview", apptest.Anonymous, map[string]any{"links": links})
 	if res.Status != 200 {
 		t.Fatalf("preview: %d %s", res.Status, res.Body)
 	}
@@ -415,9 +452,9 @@ func testInvitePreview(t *testing.T, a *apptest.App, site *httptest.Server) {
 			t.Errorf("%v: %d %s; want 400", body, res.Status, res.Body)
 		}
 	}
-	// Twenty a minute per client address (two counted above).
+	// Twenty a minute per client address (three counted above).
 	var last apptest.Resp
-	for range 19 {
+	for range 18 {
 		last = a.Do(t, "POST", "/api/toolkit/invite/preview", apptest.Anonymous, map[string]any{"links": []string{"not a link"}})
 	}
 	if last.Status != 429 || last.Header.Get("Retry-After") == "" {

@@ -51,6 +51,12 @@ func testMeExport(t *testing.T, a *apptest.App) {
 	a.Do(t, "GET", "/api/toolkit/invites/mine", c, nil)
 	other := a.SignUp(t, "other")
 	a.Do(t, "POST", "/api/toolkit/org/seats/invite", other.Session(), map[string]string{"email": u.Email, "role": "viewer"})
+	// Personal memories, a corrected one with its history; the house's and
+	// a colleague's personal memory are not the caller's data.
+	first := writeMemory(t, a, c, map[string]any{"statement": "I frame at the knee.", "scope": "user", "memoryClass": "preference"}, 201)
+	writeMemory(t, a, c, map[string]any{"statement": "I frame at mid-thigh.", "scope": "user", "memoryClass": "preference", "replacesMemoryId": first.ID}, 200)
+	writeMemory(t, a, c, houseMemory("The house shoots on linen."), 201)
+	writeMemory(t, a, owner.Session(), map[string]any{"statement": "The owner's own.", "scope": "user", "memoryClass": "fact"}, 201)
 
 	res := a.Do(t, "GET", "/me/export", c, nil)
 	if res.Status != 200 || res.Header.Get("Cache-Control") != "no-store" {
@@ -59,10 +65,17 @@ func testMeExport(t *testing.T, a *apptest.App) {
 	var x account.Export
 	res.JSON(t, &x)
 	if x.Profile.ID != u.ID || x.Profile.Image == nil || len(x.Seats) != 2 || len(x.Sessions) < 2 || len(x.Keys) != 1 ||
-		x.Keys[0].OrganizationID != owner.HouseID || len(x.Memories) != 0 || x.Application == nil || x.Application.House != "U & co" ||
+		x.Keys[0].OrganizationID != owner.HouseID || len(x.Memories) != 2 || x.Application == nil || x.Application.House != "U & co" ||
 		x.ReferralCode == nil || len(x.Invitations) != 1 || x.Invitations[0].Kind != "seat" || *x.Invitations[0].OrganizationID != other.HouseID ||
 		len(x.Emails) < 2 {
 		t.Errorf("export %s", res.Body)
+	}
+	if len(x.Memories) == 2 {
+		m0, m1 := x.Memories[0], x.Memories[1]
+		if m0.ID != first.ID || m0.Statement != "I frame at the knee." || m0.Status != "superseded" || m0.OrganizationID != owner.HouseID ||
+			m1.Statement != "I frame at mid-thigh." || m1.Status != "active" || m1.Kind != "told" || m1.MemoryClass != "preference" {
+			t.Errorf("exported memories = %+v", x.Memories)
+		}
 	}
 	current := 0
 	for _, s := range x.Sessions {

@@ -306,6 +306,13 @@ func testSeatRemove(t *testing.T, a *apptest.App) {
 	memberKey := a.KeyIn(t, memberC, "member")
 	upload(t, a, memberKey, pngOf(t, 40, 40))
 	submitJob(t, a, memberKey, "upscale") // its input is an asset of the house too
+	memberLook := lookID(t, a, memberKey)
+	res := a.Do(t, "POST", "/api/toolkit/folders", memberKey, map[string]string{"name": "The member's edit"})
+	if res.Status != 201 {
+		t.Fatalf("collection: %d %s", res.Status, res.Body)
+	}
+	var folder struct{ Folder struct{ ID string } }
+	res.JSON(t, &folder)
 	before := assetCount(t, a, owner.Session())
 
 	tests := []struct {
@@ -338,6 +345,17 @@ func testSeatRemove(t *testing.T, a *apptest.App) {
 	}
 	if got := assetCount(t, a, owner.Session()); got != before || before < 2 {
 		t.Errorf("the house has %d assets after the member left; want all %d (upload and frame)", got, before)
+	}
+	// Their look and their collection stay with the house too.
+	var look struct{ Look wireLook }
+	if res := a.Do(t, "GET", "/api/toolkit/lookbook/looks/"+memberLook, owner.Session(), nil); res.Status != 200 {
+		t.Errorf("the member's look after they left: %d %s; want 200", res.Status, res.Body)
+	} else if res.JSON(t, &look); look.Look.Name != "Spring look" || len(look.Look.ItemAssetIDs) != 1 {
+		t.Errorf("the member's look after they left = %+v", look.Look)
+	}
+	if res := a.Do(t, "GET", "/api/toolkit/folders", owner.Session(), nil); res.Status != 200 ||
+		!strings.Contains(string(res.Body), folder.Folder.ID) || !strings.Contains(string(res.Body), "The member's edit") {
+		t.Errorf("the member's collection after they left: %d %s", res.Status, res.Body)
 	}
 	// The member's key is revoked and their session moved home.
 	if res := a.Do(t, "GET", "/api/toolkit/assets", memberKey, nil); res.Status != 401 {

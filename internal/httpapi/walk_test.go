@@ -161,6 +161,7 @@ func TestRoleMatrix(t *testing.T) {
 		viewer := seated(t, a, owner.HouseID, auth.Viewer)
 		member := seated(t, a, owner.HouseID, auth.Member)
 		seatAdmin := seated(t, a, owner.HouseID, auth.Admin)
+		coOwner := seated(t, a, owner.HouseID, auth.Owner) // a second owner: owns the house, is not the samples' author
 		memberSeatKey := a.KeyIn(t, inHouse(t, a, member, owner.HouseID), "member")
 		admin := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
 		// Every credential spends in the samples: enough tokens for all of them.
@@ -217,6 +218,7 @@ func TestRoleMatrix(t *testing.T) {
 			{"member seat session", session(member, owner.HouseID), seat, auth.Member, true},
 			{"member seat's key", fixed(memberSeatKey), func(c httpapi.Class) bool { return anyAuth(c) || c == httpapi.KeyOrSession }, auth.Member, true},
 			{"admin seat session", session(seatAdmin, owner.HouseID), seat, auth.Admin, true},
+			{"owner seat session", session(coOwner, owner.HouseID), seat, auth.Owner, true},
 			{"platform admin session", session(admin, ""), func(c httpapi.Class) bool { return !c.Internal() }, auth.Owner, false},
 		}
 		for _, rt := range a.Server.Routes() {

@@ -178,11 +178,12 @@ func (db *DB) ExportUser(ctx context.Context, userID, email string) (account.Exp
 				x.Keys = append(x.Keys, v)
 				return err
 			}},
-			{`SELECT id, statement, created_at FROM memories WHERE user_id = ? AND scope = 'user' ORDER BY created_at, id`,
+			{`SELECT id, organization_id, memory_class, kind, statement, status, created_at FROM memories WHERE user_id = ? AND scope = 'user'
+				ORDER BY created_at, id`,
 				[]any{userID}, func(r scanner) error {
 					var v account.ExportMemory
 					var c int64
-					err := r.Scan(&v.ID, &v.Statement, &c)
+					err := r.Scan(&v.ID, &v.OrganizationID, &v.MemoryClass, &v.Kind, &v.Statement, &v.Status, &c)
 					v.CreatedAt = ts.Milli(c)
 					x.Memories = append(x.Memories, v)
 					return err
