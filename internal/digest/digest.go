@@ -38,7 +38,7 @@ const (
 )
 
 // ErrBadHours refuses a cadence without hours in the range.
-var ErrBadHours = errs.New(errs.KindInvalid, "BAD_HOURS", "hours is required: a whole number from 1 to 168.")
+var ErrBadHours = errs.Msg(errs.BadHours, "hours is required: a whole number from 1 to 168.")
 
 // Cadence is how long a digest's window is and whether the workers run a
 // digest on their own when the latest one is that old.

@@ -113,6 +113,10 @@ var (
 // own message with Msg where it says more.
 var (
 	BadLimit      = New(KindInvalid, "BAD_LIMIT", "limit is not a whole number in the documented range.")
+	BadHours      = New(KindInvalid, "BAD_HOURS", "hours must be a whole number in the documented range.")
+	BadStatus     = New(KindInvalid, "BAD_STATUS", "status is not one of the documented values.")
+	BadFilter     = New(KindInvalid, "BAD_FILTER", "A filter is not one of the documented values.")
+	BadReason     = New(KindInvalid, "BAD_REASON", "reason is not one of the documented values.")
 	BadSince      = New(KindInvalid, "BAD_SINCE", "since must be a whole number of at least 0.")
 	BadQuality    = New(KindInvalid, "BAD_QUALITY", "quality must be 1k, 2k or 4k.")
 	NoImage       = New(KindInvalid, "NO_IMAGE", "The request has no image.")

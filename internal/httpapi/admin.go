@@ -70,12 +70,12 @@ type EntitlementsQuery struct {
 }
 
 var (
-	errBadEntFilter = errs.New(errs.KindInvalid, "BAD_FILTER",
+	errBadEntFilter = errs.Msg(errs.BadFilter,
 		"house is a house id of at most 100 characters; kind is topup, subscription, renewal, custom or model; status is active or revoked.")
 	errBadDays     = errs.Msg(account.ErrBadDays, "days must be a whole number from 1 to 365.")
-	errBadHours    = errs.New(errs.KindInvalid, "BAD_HOURS", "hours must be a whole number in the documented range.")
+	errBadHours    = errs.BadHours
 	errBadAge      = errs.New(errs.KindInvalid, "BAD_AGE", "age must be a whole number of days from 1 to 3650.")
-	errBadFilter   = errs.New(errs.KindInvalid, "BAD_FILTER", "house and tool are plain text of at most 100 characters.")
+	errBadFilter   = errs.Msg(errs.BadFilter, "house and tool are plain text of at most 100 characters.")
 	errBadFrameOrg = errs.New(errs.KindInvalid, "BAD_FRAME_ORIGIN", "origin must be made or brought.")
 	errBadRunState = errs.Msg(job.ErrBadState, "state must be active, failed or all.")
 	errAdminLimit  = errs.Msg(errs.BadLimit, "limit is not a whole number in the documented range.")

@@ -52,7 +52,7 @@ type FlagsQuery struct {
 }
 
 var (
-	errAnalystStatus = errs.New(errs.KindInvalid, "BAD_STATUS", "status is not one of the documented values.")
+	errAnalystStatus = errs.BadStatus
 	errAnalystActive = errs.New(errs.KindInvalid, "BAD_ACTIVE", "active must be true, false or all.")
 	errAnalystExpID  = errs.New(errs.KindInvalid, "BAD_EXPERIMENT_ID", "experimentId is plain text of at most 100 characters.")
 )

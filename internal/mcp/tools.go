@@ -41,7 +41,7 @@ var (
 	// ErrBadArguments refuses arguments of the wrong type.
 	ErrBadArguments = errs.New(errs.KindInvalid, "BAD_ARGUMENTS", "The arguments do not match the tool's inputSchema.")
 	// ErrBadStatus refuses a list_develops status that is not a job status.
-	ErrBadStatus = errs.New(errs.KindInvalid, "BAD_STATUS", "status must be queued, running, done, failed or cancelled.")
+	ErrBadStatus = errs.Msg(errs.BadStatus, "status must be queued, running, done, failed or cancelled.")
 	// ErrEnqueueFailed answers any failure of start_develop on our side:
 	// nothing was written or charged.
 	ErrEnqueueFailed = errs.New(errs.KindInternal, "ENQUEUE_FAILED", "The develop could not be queued; nothing was charged and it is safe to retry.")

@@ -20,7 +20,7 @@ import (
 // Codes raised by the entitlement routes.
 var (
 	ErrEntitlementRequired = errs.New(errs.KindInvalid, "ENTITLEMENT_REQUIRED", "Name the entitlement to revoke (entitlementId).")
-	ErrBadReason           = errs.New(errs.KindInvalid, "BAD_REASON", "reason is plain text of at most 500 characters.")
+	ErrBadReason           = errs.Msg(errs.BadReason, "reason is plain text of at most 500 characters.")
 )
 
 // MaxReason bounds a revoke's reason, in characters.

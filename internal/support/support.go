@@ -74,7 +74,7 @@ var (
 	ErrBadLink      = errs.New(errs.KindForbidden, "BAD_LINK", "The link's signature is wrong or has expired.")
 	ErrBadShotType  = errs.New(errs.KindUnsupported, "UNSUPPORTED_TYPE", "A screenshot must be a PNG, JPEG or WebP image.")
 	ErrBridgeOff    = errs.New(errs.KindUnavailable, "SUPPORT_BRIDGE_NOT_CONFIGURED", "The support bridge is not configured.")
-	ErrBadReason    = errs.New(errs.KindInvalid, "BAD_REASON", "reason must be handoff, turn_limit, ai_down, leak_guard or requested.")
+	ErrBadReason    = errs.Msg(errs.BadReason, "reason must be handoff, turn_limit, ai_down, leak_guard or requested.")
 )
 
 // Ticket is a thread with the desk (SPEC §2). A noted report has a null id.

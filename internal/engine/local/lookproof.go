@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -261,15 +260,13 @@ func poseCard(img *image.NRGBA, r engine.Request) error {
 		text = "a natural fashion pose"
 	}
 	lines = append(lines, wrapWords(face, text, card.Dx()-2*pad)...)
-	var controls []string
-	for k, v := range r.Params {
-		if axis, ok := strings.CutPrefix(k, "control."); ok && v != "" {
-			controls = append(controls, axis+": "+oneLineText(v))
+	for _, c := range []struct{ axis, value string }{ // the posture axes, in their order
+		{"gaze", r.Param("control.gaze")}, {"weight", r.Param("control.weight")},
+		{"arms", r.Param("control.arms")}, {"energy", r.Param("control.energy")},
+	} {
+		if v := oneLineText(c.value); v != "" {
+			lines = append(lines, wrapWords(face, c.axis+": "+v, card.Dx()-2*pad)...)
 		}
-	}
-	slices.Sort(controls)
-	for _, c := range controls {
-		lines = append(lines, wrapWords(face, c, card.Dx()-2*pad)...)
 	}
 	if len(lines) > 14 {
 		lines = append(lines[:13], "...")
