@@ -162,7 +162,7 @@ func TestAssetListPlan(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				query, args := listAssetsQuery(house, tc.q)
-				plan := strings.Join(ledgerPlan(t, db, query, args...), "\n")
+				plan := strings.Join(ledgerPlan(t, db, false, query, args...), "\n")
 				if !strings.Contains(plan, tc.index) {
 					t.Errorf("the plan does not use %s:\n%s", tc.index, plan)
 				}

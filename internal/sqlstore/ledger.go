@@ -145,25 +145,48 @@ func (db *DB) addCreditTx(ctx context.Context, tx *Tx, house string, c ledger.Cr
 // which only grows, is never read to take, post or void a hold, or to read
 // the balance.
 const (
-	// qLiveCredits lists live credits in spending order (house, now).
-	qLiveCredits = `SELECT id, available FROM ledger_credits
-		WHERE organization_id = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)
-		ORDER BY CASE kind WHEN 'grant' THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 1 ELSE 0 END,
-			expires_at, created_at, id`
-	// qLiveSums sums the unreserved tokens of live credits by kind (house, now).
-	qLiveSums = `SELECT kind, CAST(SUM(available) AS BIGINT) FROM ledger_credits
-		WHERE organization_id = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)
-		GROUP BY kind`
-	// qHeldSums sums what pending holds reserved, by the kind of credit (house).
-	qHeldSums = `SELECT c.kind, CAST(SUM(r.tokens) AS BIGINT)
+	// qLiveCredits lists live credits in spending order (house, now, house,
+	// house). Live credits are read in three parts, each a range of the
+	// partial index ledger_credits_live (house, kind, expires_at): grants
+	// that expire after now, grants that never expire, top-ups (which never
+	// expire). A grant that expired with tokens left stays in that index for
+	// good (its rest counts as expired, never spent), so a single range over
+	// the house (expires_at IS NULL OR expires_at > now) would read every
+	// one of them.
+	qLiveCredits = `SELECT id, available FROM (
+			SELECT 0 AS part, expires_at, created_at, id, available FROM ledger_credits
+				WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at > ?
+			UNION ALL SELECT 1, expires_at, created_at, id, available FROM ledger_credits
+				WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at IS NULL
+			UNION ALL SELECT 2, expires_at, created_at, id, available FROM ledger_credits
+				WHERE organization_id = ? AND kind = 'topup' AND available > 0 AND expires_at IS NULL) AS live
+		ORDER BY part, expires_at, created_at, id`
+	// qLiveSums sums the unreserved tokens of live credits by kind, in the
+	// three parts of qLiveCredits (house, now, house, house).
+	qLiveSums = `SELECT 'grant', CAST(COALESCE(SUM(available), 0) AS BIGINT) FROM ledger_credits
+			WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at > ?
+		UNION ALL SELECT 'grant', CAST(COALESCE(SUM(available), 0) AS BIGINT) FROM ledger_credits
+			WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at IS NULL
+		UNION ALL SELECT 'topup', CAST(COALESCE(SUM(available), 0) AS BIGINT) FROM ledger_credits
+			WHERE organization_id = ? AND kind = 'topup' AND available > 0 AND expires_at IS NULL`
+	// qOpenHolds lists pending holds, newest first, each with the tokens it
+	// reserved from grants and from top-ups (house). Both parts are scalar
+	// subqueries on purpose: a planner cannot turn them into a join, so each
+	// pending hold reads its own reservations by the hold's key and each
+	// reservation its credit by the credit's key, whatever the statistics
+	// say. As a join (holds, reservations, credits) PostgreSQL chose plans
+	// by its row estimates: driving from all the house's credits and probing
+	// every pending hold for each (fresh statistics), or scanning every
+	// house's reservations (current ones); either grows with history.
+	qOpenHolds = `SELECT h.job_id, h.tokens, h.created_at,
+			(SELECT CAST(COALESCE(SUM(r.tokens), 0) AS BIGINT) FROM ledger_hold_credits r
+				WHERE r.hold_id = h.id AND r.organization_id = h.organization_id
+				AND (SELECT c.kind FROM ledger_credits c WHERE c.organization_id = r.organization_id AND c.id = r.credit_id) = 'grant'),
+			(SELECT CAST(COALESCE(SUM(r.tokens), 0) AS BIGINT) FROM ledger_hold_credits r
+				WHERE r.hold_id = h.id AND r.organization_id = h.organization_id
+				AND (SELECT c.kind FROM ledger_credits c WHERE c.organization_id = r.organization_id AND c.id = r.credit_id) = 'topup')
 		FROM ledger_holds h
-		JOIN ledger_hold_credits r ON r.hold_id = h.id AND r.organization_id = h.organization_id
-		JOIN ledger_credits c ON c.organization_id = r.organization_id AND c.id = r.credit_id
-		WHERE h.organization_id = ? AND h.state = 'pending'
-		GROUP BY c.kind`
-	// qOpenHolds lists pending holds, newest first (house).
-	qOpenHolds = `SELECT job_id, tokens, created_at FROM ledger_holds
-		WHERE organization_id = ? AND state = 'pending' ORDER BY created_at DESC, id DESC`
+		WHERE h.organization_id = ? AND h.state = 'pending' ORDER BY h.created_at DESC, h.id DESC`
 	// qResolveHold moves a pending hold to posted or voided (state, now, house, hold).
 	qResolveHold = `UPDATE ledger_holds SET state = ?, resolved_at = ?
 		WHERE organization_id = ? AND id = ? AND state = 'pending'`
@@ -171,21 +194,28 @@ const (
 	qPostDebits = `INSERT INTO ledger_debits (hold_id, credit_id, organization_id, tokens, created_at)
 		SELECT hold_id, credit_id, organization_id, tokens, ? FROM ledger_hold_credits
 		WHERE organization_id = ? AND hold_id = ?`
-	// qVoidReturn gives a hold's reservations back to their credits, but
-	// for a revoked credit's (hold, house, house, hold).
-	qVoidReturn = `UPDATE ledger_credits SET available = available + (
-			SELECT r.tokens FROM ledger_hold_credits r
-			WHERE r.organization_id = ledger_credits.organization_id AND r.hold_id = ? AND r.credit_id = ledger_credits.id)
-		WHERE organization_id = ? AND id IN (
-			SELECT credit_id FROM ledger_hold_credits WHERE organization_id = ? AND hold_id = ?)
-		AND NOT EXISTS (SELECT 1 FROM ledger_revocations v
-			WHERE v.organization_id = ledger_credits.organization_id AND v.credit_id = ledger_credits.id AND v.hold_id IS NULL)`
-	// qVoidRevoked gives a voided hold's reservations on revoked credits to
-	// their revocation, never back to the house (now, house, hold).
+	// qReservations lists what a hold reserved, credit by credit, and
+	// whether each credit was revoked (house, hold). A void then moves each
+	// reservation by key (qVoidReturn, qVoidRevoked): as one UPDATE ... WHERE
+	// id IN (the hold's credits), PostgreSQL turned the IN into a join that
+	// could drive from all the house's credits.
+	qReservations = `SELECT r.credit_id, r.tokens, CASE WHEN EXISTS (SELECT 1 FROM ledger_revocations v
+			WHERE v.organization_id = r.organization_id AND v.credit_id = r.credit_id AND v.hold_id IS NULL) THEN 1 ELSE 0 END
+		FROM ledger_hold_credits r WHERE r.organization_id = ? AND r.hold_id = ?`
+	// qVoidReturn gives a voided hold's reservation back to its credit
+	// (tokens, house, credit).
+	qVoidReturn = `UPDATE ledger_credits SET available = available + ? WHERE organization_id = ? AND id = ?`
+	// qVoidRevoked gives a voided hold's reservation on a revoked credit to
+	// the credit's revocation, never back to the house (house, credit, hold,
+	// tokens, now).
 	qVoidRevoked = `INSERT INTO ledger_revocations (organization_id, credit_id, hold_id, tokens, created_at)
-		SELECT r.organization_id, r.credit_id, r.hold_id, r.tokens, ? FROM ledger_hold_credits r
-		WHERE r.organization_id = ? AND r.hold_id = ? AND EXISTS (SELECT 1 FROM ledger_revocations v
-			WHERE v.organization_id = r.organization_id AND v.credit_id = r.credit_id AND v.hold_id IS NULL)`
+		VALUES (?, ?, ?, ?, ?)`
+	// qPendingOnCredit sums what pending holds reserved on one credit
+	// (credit, house): each pending hold's reservation is read by key, as
+	// in qOpenHolds.
+	qPendingOnCredit = `SELECT CAST(COALESCE(SUM((SELECT r.tokens FROM ledger_hold_credits r
+			WHERE r.hold_id = h.id AND r.credit_id = ? AND r.organization_id = h.organization_id)), 0) AS BIGINT)
+		FROM ledger_holds h WHERE h.organization_id = ? AND h.state = 'pending'`
 )
 
 // liveCredit is a credit a hold may draw on, in spending order.
@@ -199,7 +229,7 @@ type liveCredit struct {
 // spending order: grants before top-ups; among grants the soonest expiry
 // first and a grant that never expires last; then oldest first.
 func (db *DB) liveCreditsTx(ctx context.Context, tx *Tx, house string, now int64) ([]liveCredit, error) {
-	rows, err := tx.Query(ctx, qLiveCredits, house, now)
+	rows, err := tx.Query(ctx, qLiveCredits, house, now, house, house)
 	if err != nil {
 		return nil, err
 	}
@@ -371,11 +401,52 @@ func (db *DB) resolveHoldTx(ctx context.Context, tx *Tx, house, holdID string, t
 		_, err = tx.Exec(ctx, qPostDebits, now, house, holdID)
 		return err
 	}
-	if _, err = tx.Exec(ctx, qVoidReturn, holdID, house, house, holdID); err != nil {
+	return voidReservationsTx(ctx, tx, house, holdID, now)
+}
+
+// voidReservationsTx gives a voided hold's reservations back to their
+// credits, but a revoked credit's to its revocation.
+func voidReservationsTx(ctx context.Context, tx *Tx, house, holdID string, now int64) error {
+	type reservation struct {
+		credit  string
+		tokens  int64
+		revoked bool
+	}
+	rows, err := tx.Query(ctx, qReservations, house, holdID)
+	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, qVoidRevoked, now, house, holdID)
-	return err
+	var rs []reservation
+	for rows.Next() {
+		var r reservation
+		var revoked int
+		if err := rows.Scan(&r.credit, &r.tokens, &revoked); err != nil {
+			rows.Close()
+			return err
+		}
+		r.revoked = revoked == 1
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.revoked {
+			if _, err := tx.Exec(ctx, qVoidRevoked, house, r.credit, holdID, r.tokens, now); err != nil {
+				return err
+			}
+			continue
+		}
+		res, err := tx.Exec(ctx, qVoidReturn, r.tokens, house, r.credit)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("ledger: credit %s of house %s: a void returned to %d rows (%v)", r.credit, house, n, err)
+		}
+	}
+	return nil
 }
 
 // revokeCreditTx takes back what is left of a credit, once (DECISIONS §4
@@ -401,9 +472,7 @@ func (db *DB) revokeCreditTx(ctx context.Context, tx *Tx, house, creditID string
 		house, creditID).Scan(&taken); err != nil {
 		return 0, 0, false, notFound(err)
 	}
-	if err := tx.QueryRow(ctx, `SELECT CAST(COALESCE(SUM(r.tokens), 0) AS BIGINT) FROM ledger_hold_credits r
-		JOIN ledger_holds h ON h.organization_id = r.organization_id AND h.id = r.hold_id
-		WHERE r.organization_id = ? AND r.credit_id = ? AND h.state = 'pending'`, house, creditID).Scan(&pending); err != nil {
+	if err := tx.QueryRow(ctx, qPendingOnCredit, creditID, house).Scan(&pending); err != nil {
 		return 0, 0, false, err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO ledger_revocations (organization_id, credit_id, hold_id, tokens, created_at)
@@ -515,14 +584,11 @@ func sumByKind(ctx context.Context, tx *Tx, q string, args ...any) (grant, topup
 // Tokens a pending hold reserved stay in their part even when their grant
 // expires meanwhile, so held never exceeds grant + topup and balance >= 0.
 func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (ledger.Balance, error) {
-	liveGrant, liveTopup, err := sumByKind(ctx, tx, qLiveSums, house, now)
+	liveGrant, liveTopup, err := sumByKind(ctx, tx, qLiveSums, house, now, house, house)
 	if err != nil {
 		return ledger.Balance{}, err
 	}
-	heldGrant, heldTopup, err := sumByKind(ctx, tx, qHeldSums, house)
-	if err != nil {
-		return ledger.Balance{}, err
-	}
+	var heldGrant, heldTopup int64
 	rows, err := tx.Query(ctx, qOpenHolds, house)
 	if err != nil {
 		return ledger.Balance{}, err
@@ -532,10 +598,15 @@ func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (l
 	for rows.Next() {
 		var h ledger.HeldTokens
 		var job sql.NullString
-		var created int64
-		if err := rows.Scan(&job, &h.Tokens, &created); err != nil {
+		var created, grant, topup int64
+		if err := rows.Scan(&job, &h.Tokens, &created, &grant, &topup); err != nil {
 			return ledger.Balance{}, err
 		}
+		if grant+topup != h.Tokens {
+			return ledger.Balance{}, fmt.Errorf("ledger: house %s: a hold of %d tokens reserved %d", house, h.Tokens, grant+topup)
+		}
+		heldGrant += grant
+		heldTopup += topup
 		if job.Valid {
 			h.JobID = &job.String
 		}
@@ -548,8 +619,8 @@ func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (l
 	}
 	b.Grant, b.Topup = liveGrant+heldGrant, liveTopup+heldTopup
 	b.Balance = liveGrant + liveTopup
-	if heldGrant+heldTopup != b.Held || b.Balance < 0 {
-		return ledger.Balance{}, fmt.Errorf("ledger: house %s: holds of %d tokens reserved %d", house, b.Held, heldGrant+heldTopup)
+	if b.Balance < 0 {
+		return ledger.Balance{}, fmt.Errorf("ledger: house %s: a negative balance of %d", house, b.Balance)
 	}
 	return b, nil
 }
@@ -557,7 +628,7 @@ func (db *DB) balanceTx(ctx context.Context, tx *Tx, house string, now int64) (l
 // Spendable is what a hold could take from the house now: its live grants
 // and top-ups, less nothing (open holds already took theirs).
 func (db *DB) Spendable(ctx context.Context, house string) (int64, error) {
-	g, t, err := sumByKind(ctx, db.read(), qLiveSums, house, db.nowMs())
+	g, t, err := sumByKind(ctx, db.read(), qLiveSums, house, db.nowMs(), house, house)
 	return g + t, err
 }
 
