@@ -21,6 +21,7 @@ package httpguard
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"mime"
@@ -29,6 +30,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -308,6 +310,17 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// SyscallConn exposes the descriptor beneath, for a hijacked WebSocket's
+// non-blocking writes (events.Socket): a hijacked connection's writes
+// pass straight through anyway. It fails when there is no descriptor (a
+// TLS connection beneath).
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 // CloseWrite keeps TCP's half-close, which net/http uses to close politely.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -194,6 +195,44 @@ func TestHijackedKeepsNoDeadline(t *testing.T) {
 	got, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil || got != "echo hello\n" {
 		t.Fatalf("hijacked connection: %q %v", got, err)
+	}
+}
+
+// TestHijackedExposesDescriptor: a hijacked connection offers its
+// descriptor (events.Socket writes WebSocket frames to it without waiting).
+func TestHijackedExposesDescriptor(t *testing.T) {
+	got := make(chan error, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			got <- err
+			return
+		}
+		defer c.Close()
+		sc, ok := c.(syscall.Conn)
+		if !ok {
+			got <- fmt.Errorf("%T is not a syscall.Conn", c)
+			return
+		}
+		raw, err := sc.SyscallConn()
+		var werr error
+		if err == nil {
+			err = raw.Write(func(fd uintptr) bool {
+				_, werr = syscall.Write(int(fd), []byte("raw\n"))
+				return true
+			})
+		}
+		got <- errors.Join(err, werr)
+	})
+	addr, _ := serve(t, h, Options{})
+	c := dialFrom(t, "127.0.0.1", addr)
+	fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "raw\n" {
+		t.Fatalf("read %q %v", line, err)
 	}
 }
 
