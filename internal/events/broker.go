@@ -22,6 +22,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Reasons a subscription ends, as returned by Subscription.Err.
@@ -52,6 +53,8 @@ type Options struct {
 type Message struct {
 	Seq  int64  // the house's eventSeq of the change
 	Data []byte // the complete encoded message
+
+	frame []byte // Data as a text frame, shared by the pool's sockets (nil: build it)
 }
 
 // Broker fans messages out to the subscribers of each house, in process.
@@ -84,6 +87,8 @@ type Subscription struct {
 	done  chan struct{}
 	once  sync.Once
 	err   error // written once, before done is closed
+
+	sink atomic.Pointer[sink] // set when the pool writes this subscription to a socket
 }
 
 // Subscribe returns a subscription to the messages later published for
@@ -137,15 +142,34 @@ func (b *Broker) publish(house, user string, seq int64, msg []byte) {
 	b.mu.RUnlock()
 	m := Message{Seq: seq, Data: msg}
 	var lagging []*Subscription
+	// Sockets written by the pool: framed once for all of them, handed
+	// to the pool a batch at a time so that its writers start at once.
+	var kick [64]*sink
+	n := 0
 	for _, s := range subs {
 		if user != "" && s.user != user {
 			continue
 		}
+		if m.frame == nil && s.sink.Load() != nil {
+			m.frame = textFrame(msg)
+		}
 		select {
 		case s.c <- m:
+			// The sink is read after the send: a socket that joins the
+			// pool meanwhile either is seen here or sees the message.
+			if k := s.sink.Load(); k != nil && k.scheduled.CompareAndSwap(false, true) {
+				kick[n] = k
+				if n++; n == len(kick) {
+					writers.push(kick[:n])
+					n = 0
+				}
+			}
 		default:
 			lagging = append(lagging, s)
 		}
+	}
+	if n > 0 {
+		writers.push(kick[:n])
 	}
 	for _, s := range lagging {
 		s.end(ErrLagging, true)

@@ -18,8 +18,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // cpuTime is the CPU time this process has used, user and system.
@@ -118,7 +116,7 @@ func studioFanout(b *testing.B, sockets int) *fanoutSide {
 		defer handlers.Done()
 		sub := br.Subscribe("A")
 		defer sub.Close()
-		conn, err := websocket.Accept(w, r, nil)
+		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}

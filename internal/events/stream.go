@@ -97,18 +97,21 @@ type StreamOptions struct {
 	Log *slog.Logger
 }
 
-// Stream writes sub's messages to conn as text frames until the
+// Stream writes sub's messages to sock as text frames until the
 // subscription ends, the credential check ends it, the peer goes away or
-// a write fails; then it closes conn with a status that tells the client
-// why (CloseStatus) and returns that reason. It owns conn and has closed
-// it when it returns; the caller still closes sub.
+// a write fails; then it closes sock with a status that tells the client
+// why (CloseStatus) and returns that reason. It owns sock and has closed
+// it when it returns; the caller still closes sub. When sock can be
+// written raw (see Socket), the pool writes the messages and Stream
+// takes over only a socket that cannot take a frame at once.
 //
 // The stream is write-only. A reader goroutine serves the control frames
 // (pongs, the client's close) and ends the stream on a data frame. It does
 // what conn.CloseRead does, except that the close for a data frame is sent
 // from Stream's goroutine: CloseRead's own close waits for its goroutine
 // to end from inside that goroutine, a 15 s stall in v1.8.15.
-func Stream(ctx context.Context, conn *websocket.Conn, sub *Subscription, opts StreamOptions) error {
+func Stream(ctx context.Context, sock *Socket, sub *Subscription, opts StreamOptions) error {
+	conn := sock.Conn
 	if opts.Ping <= 0 {
 		opts.Ping = DefaultPing
 	}
@@ -155,10 +158,27 @@ func Stream(ctx context.Context, conn *websocket.Conn, sub *Subscription, opts S
 	watchdog := time.AfterFunc(time.Hour, func() { conn.CloseNow() })
 	watchdog.Stop()
 	defer watchdog.Stop()
+	// With a sink, the pool writes the messages; Stream writes what it is
+	// handed, and stops the data frames before its close frame.
+	msgs := sub.C()
+	var handoff chan []byte
+	closeWith := closeConn
+	if k := sock.sink; k != nil {
+		msgs, handoff = nil, k.handoff
+		k.attach(sub, opts.WriteTimeout)
+		closeWith = func(conn *websocket.Conn, reason error) error {
+			k.stop()
+			return closeConn(conn, reason)
+		}
+	}
 	failed := 0
 	for {
 		select {
-		case m := <-sub.C():
+		case frame := <-handoff:
+			if err := sock.sink.drain(frame); err != nil {
+				return broken("write", err)
+			}
+		case m := <-msgs:
 			// Each write has WriteTimeout: the watchdog closes conn if
 			// it has not finished by then. The write's own context is a
 			// fresh, never-cancelled one (the request's may be gone), so
@@ -209,8 +229,8 @@ func Stream(ctx context.Context, conn *websocket.Conn, sub *Subscription, opts S
 	}
 }
 
-// closeWith closes conn with the status for reason and returns reason.
-func closeWith(conn *websocket.Conn, reason error) error {
+// closeConn closes conn with the status for reason and returns reason.
+func closeConn(conn *websocket.Conn, reason error) error {
 	code, text := CloseStatus(reason)
 	_ = conn.Close(code, text)
 	return reason

@@ -19,22 +19,24 @@ import (
 type streamServer struct {
 	url   string
 	ended chan error
+	socks chan *Socket // each accepted socket
 }
 
 func newStreamServer(t *testing.T, b *Broker, house string, opts StreamOptions, before func(*Subscription)) *streamServer {
 	t.Helper()
-	ss := &streamServer{ended: make(chan error, 16)}
+	ss := &streamServer{ended: make(chan error, 16), socks: make(chan *Socket, 16)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sub := b.Subscribe(house)
 		defer sub.Close()
 		if before != nil {
 			before(sub)
 		}
-		conn, err := websocket.Accept(w, r, nil)
+		conn, err := Accept(w, r, nil)
 		if err != nil {
 			ss.ended <- err
 			return
 		}
+		ss.socks <- conn
 		ss.ended <- Stream(r.Context(), conn, sub, opts)
 	}))
 	t.Cleanup(srv.Close)

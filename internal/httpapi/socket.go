@@ -76,7 +76,7 @@ func (s *Server) jobSocket(w http.ResponseWriter, r *http.Request) error {
 	check := s.socketCheck(r, p)
 	sub := s.svc.Events.SubscribeAs(p.HouseID, p.UserID)
 	defer sub.Close()
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	conn, err := events.Accept(w, r, &websocket.AcceptOptions{
 		OriginPatterns:     s.originHosts(),
 		InsecureSkipVerify: p.Cred != auth.CredSession,
 	})
