@@ -7,7 +7,8 @@
 // A message is published only after the transaction that made it has
 // committed, already encoded as the complete JSON text the socket sends
 // (for a job: {"type":"job","job":{...}}), so it is encoded once however
-// many sockets receive it.
+// many sockets receive it, and framed once for all the sockets a small
+// pool of writers serves (see Socket).
 //
 // Delivery is at most once and live only. A subscriber that falls behind,
 // or that may have missed messages for any other reason, is closed with a
