@@ -96,11 +96,28 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 	if err != nil {
 		t.Fatalf("openapi: %v", err)
 	}
-	v, err := apispec.NewResponseValidator(doc)
+	v, err := validatorFor(doc)
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}
 	return &App{App: a, URL: base, Engine: e, Receiver: recv, client: srv.Client(), valid: v}
+}
+
+// validators keeps one response validator per OpenAPI document: every app
+// of a test binary serves the same one, and loading it costs a third of a
+// second under the race detector. A validator is only read once built.
+var validators sync.Map // document -> *apispec.ResponseValidator
+
+func validatorFor(doc []byte) (*apispec.ResponseValidator, error) {
+	if v, ok := validators.Load(string(doc)); ok {
+		return v.(*apispec.ResponseValidator), nil
+	}
+	v, err := apispec.NewResponseValidator(doc)
+	if err != nil {
+		return nil, err
+	}
+	got, _ := validators.LoadOrStore(string(doc), v)
+	return got.(*apispec.ResponseValidator), nil
 }
 
 type tWriter struct{ t testing.TB }

@@ -4,10 +4,12 @@
 package apptest
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"studio/internal/dbtest"
+	"studio/internal/sqlstore"
 )
 
 // Engine is one database a test runs on.
@@ -18,12 +20,14 @@ type Engine struct {
 }
 
 // Engines returns SQLite (always) and PostgreSQL (when TEST_DATABASE_URL is
-// set), each fresh: a new folder, or a new schema dropped after the test.
+// set), each fresh and migrated: a new folder holding a copy of a migrated
+// file, or a new database copied from a migrated one and dropped after the
+// test.
 func Engines(t testing.TB) []Engine {
 	t.Helper()
-	out := []Engine{{Name: "sqlite", DataDir: t.TempDir()}}
+	out := []Engine{{Name: "sqlite", DataDir: dbtest.MigratedDir(t, "sqlite", migrateSQLite)}}
 	if base := os.Getenv("TEST_DATABASE_URL"); base != "" {
-		out = append(out, Engine{Name: "postgres", DatabaseURL: dbtest.FreshSchema(t, base), DataDir: t.TempDir()})
+		out = append(out, Engine{Name: "postgres", DatabaseURL: dbtest.MigratedDatabase(t, base, "studio", migratePostgres), DataDir: t.TempDir()})
 	}
 	return out
 }
@@ -34,4 +38,18 @@ func ForEachEngine(t *testing.T, fn func(t *testing.T, e Engine)) {
 	for _, e := range Engines(t) {
 		t.Run(e.Name, func(t *testing.T) { fn(t, e) })
 	}
+}
+
+// migrateSQLite makes the SQLite file every test's copy starts from.
+func migrateSQLite(dir string) error { return migrate(sqlstore.Options{DataDir: dir}) }
+
+// migratePostgres makes the database every test's copy starts from.
+func migratePostgres(url string) error { return migrate(sqlstore.Options{DatabaseURL: url}) }
+
+func migrate(opts sqlstore.Options) error {
+	db, err := sqlstore.Open(context.Background(), opts)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }

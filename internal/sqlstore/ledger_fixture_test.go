@@ -66,13 +66,24 @@ func (c *ledgerClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// openLedgerDB opens a fresh, migrated store on e: a new folder for SQLite,
-// a new schema (dropped at the end) for PostgreSQL.
+// openLedgerDB opens a fresh, migrated store on e: a new folder holding a
+// copy of a migrated file for SQLite, a new database copied from a migrated
+// one (dropped at the end) for PostgreSQL.
 func openLedgerDB(t testing.TB, e ledgerEngine, now func() time.Time) *DB {
 	t.Helper()
-	opts := Options{DataDir: t.TempDir(), Now: now}
+	migrate := func(o Options) error {
+		db, err := Open(context.Background(), o)
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	}
+	opts := Options{Now: now}
 	if e.url != "" {
-		opts.DatabaseURL = dbtest.FreshSchema(t, e.url)
+		opts.DataDir = t.TempDir()
+		opts.DatabaseURL = dbtest.MigratedDatabase(t, e.url, "studio", func(url string) error { return migrate(Options{DatabaseURL: url}) })
+	} else {
+		opts.DataDir = dbtest.MigratedDir(t, "sqlite", func(dir string) error { return migrate(Options{DataDir: dir}) })
 	}
 	db, err := Open(context.Background(), opts)
 	if err != nil {

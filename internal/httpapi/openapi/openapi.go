@@ -8,6 +8,7 @@ package openapi
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -91,6 +93,27 @@ func (o Operation) pattern() string { return o.Method + " " + o.Path }
 // answer per status among its errors. The output is indented JSON and the
 // same for the same operations.
 func Build(info Info, routes []Operation) ([]byte, error) {
+	key := sha256.Sum256(fmt.Appendf(nil, "%#v\x00%#v", info, routes))
+	if doc, ok := built.Load(key); ok {
+		return doc.([]byte), nil
+	}
+	doc, err := build(info, routes)
+	if err != nil {
+		return nil, err
+	}
+	doc = doc[:len(doc):len(doc)] // an append copies rather than writing into the shared array
+	built.Store(key, doc)
+	return doc, nil
+}
+
+// built keeps each document by a digest of what it was built from (every
+// field of the info and the operations, the Go types of their bodies
+// included): a process serves one document, but the tests start hundreds of
+// servers, and building it costs half a second under the race detector.
+// Callers share the bytes and must not change them.
+var built sync.Map // [32]byte -> []byte
+
+func build(info Info, routes []Operation) ([]byte, error) {
 	b := newDocBuilder(info)
 	// Answers first: their types take the plain component names, so that a
 	// type that is also a request body gets a separate "Input" component
