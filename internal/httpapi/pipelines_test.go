@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -354,19 +355,27 @@ func pipeGarments(t *testing.T, a *apptest.App, c apptest.Cred, n int) []string 
 // cancelled half way: queued and waiting steps are released, the one
 // rendering finishes and costs, and nothing follows it.
 func TestPipelineStory(t *testing.T) {
+	// The plan upscales to 4k (5 tokens a frame); under the race
+	// detector a 4k frame is minutes of instrumented pixels, so the plan
+	// upscales to 1k (2 tokens): the chain, the holds and the cancel are the
+	// same.
+	steps, upscale := threeSteps, int64(5)
+	if raceEnabled {
+		steps = slices.Clone(threeSteps)
+		steps[2] = map[string]any{"tool": "upscale", "quality": "1k"}
+		upscale = 2
+	}
+	frame := 2 + 4 + upscale // remove-background, packshot, upscale
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
-		if raceEnabled && e.Name != "sqlite" {
-			t.Skip("five 4k upscales and sixteen other local develops are minutes under the race detector; the store's part is the same on both engines")
-		}
 		a := apptest.New(t, e)
 		owner := a.SignUp(t, "director")
 		c := a.Key(t, owner, "member")
 		ids := pipeGarments(t, a, c, 5)
 		start := houseBalance(t, a, owner.HouseID)
 
-		rec := startRun(t, a, c, map[string]any{"steps": threeSteps, "assetIds": ids})
+		rec := startRun(t, a, c, map[string]any{"steps": steps, "assetIds": ids})
 		r := rec.Run
-		if r.State != "queued" || r.Tokens.Held != 55 || r.Tokens.Pending != 55 || r.Counts.Assets != 5 || r.Counts.Active != 5 ||
+		if r.State != "queued" || r.Tokens.Held != 5*frame || r.Tokens.Pending != 5*frame || r.Counts.Assets != 5 || r.Counts.Active != 5 ||
 			r.Name != "Remove background → Packshot → Upscale" || r.DevelopRunID != "run."+r.ID || rec.Replayed {
 			t.Fatalf("started: %+v", r)
 		}
@@ -376,14 +385,14 @@ func TestPipelineStory(t *testing.T) {
 				t.Fatalf("an asset at the start: %+v", as)
 			}
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Held != 55 || b.Balance != start.Balance-55 || len(b.Holds) != 15 {
-			t.Fatalf("balance %+v; want all 15 frames (55 tokens) held up front", b)
+		if b := houseBalance(t, a, owner.HouseID); b.Held != 5*frame || b.Balance != start.Balance-5*frame || len(b.Holds) != 15 {
+			t.Fatalf("balance %+v; want all 15 frames (%d tokens) held up front", b, 5*frame)
 		}
 		checkLedger(t, a, owner.HouseID)
 
 		develop(t, a)
 		r = getRun(t, a, c, r.ID)
-		if r.State != "done" || r.Counts.Done != 5 || r.Tokens.Spent != 55 || r.Tokens.Pending != 0 || r.Tokens.Released != 0 {
+		if r.State != "done" || r.Counts.Done != 5 || r.Tokens.Spent != 5*frame || r.Tokens.Pending != 0 || r.Tokens.Released != 0 {
 			t.Fatalf("after developing: %+v", r)
 		}
 		for i, as := range r.Assets {
@@ -407,8 +416,8 @@ func TestPipelineStory(t *testing.T) {
 				}
 			}
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Balance != start.Balance-55 || b.Held != 0 {
-			t.Errorf("balance %+v; want exactly the 15 frames (55 tokens) spent", b)
+		if b := houseBalance(t, a, owner.HouseID); b.Balance != start.Balance-5*frame || b.Held != 0 {
+			t.Errorf("balance %+v; want exactly the 15 frames (%d tokens) spent", b, 5*frame)
 		}
 		var develops RunsBodyForTest
 		a.Do(t, "GET", "/api/toolkit/develops?state=all", c, nil).JSON(t, &develops)
@@ -429,7 +438,7 @@ func TestPipelineStory(t *testing.T) {
 		}
 		more := pipeGarments(t, a, c, 5)
 		before := houseBalance(t, a, owner.HouseID)
-		r2 := startRun(t, a, c, map[string]any{"steps": threeSteps, "assetIds": more}).Run
+		r2 := startRun(t, a, c, map[string]any{"steps": steps, "assetIds": more}).Run
 		for range 5 { // every garment's background removed; the packshots are queued
 			if worked, err := a.Pool.One(context.Background(), "test-worker"); err != nil || !worked {
 				t.Fatalf("worker: %v %v", worked, err)
@@ -447,7 +456,7 @@ func TestPipelineStory(t *testing.T) {
 		res := a.Do(t, "POST", "/api/toolkit/pipelines/runs/"+r2.ID+"/cancel", c, nil)
 		var cancelled pipeline.Cancelled
 		res.JSON(t, &cancelled)
-		if res.Status != 200 || len(cancelled.CancelledJobIDs) != 4 || cancelled.StillRendering != 1 || cancelled.TokensReleased != 4*4+5*5 ||
+		if res.Status != 200 || len(cancelled.CancelledJobIDs) != 4 || cancelled.StillRendering != 1 || cancelled.TokensReleased != 4*4+5*upscale ||
 			cancelled.Run.State != "developing" || cancelled.Run.CancelledAt == nil {
 			t.Fatalf("cancel: %d %s", res.Status, res.Body)
 		}
@@ -465,7 +474,7 @@ func TestPipelineStory(t *testing.T) {
 		develop(t, a)
 		r2 = getRun(t, a, c, r2.ID)
 		spent, released, pending := holdStates(r2)
-		if r2.State != "cancelled" || r2.Counts.Cancelled != 5 || spent != 5*2+4 || released != 4*4+5*5 || pending != 0 {
+		if r2.State != "cancelled" || r2.Counts.Cancelled != 5 || spent != 5*2+4 || released != 4*4+5*upscale || pending != 0 {
 			t.Errorf("after the cancel: %+v", r2)
 		}
 		ran := 0

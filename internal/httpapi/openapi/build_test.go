@@ -16,7 +16,9 @@ func TestBuildKeepsEachDocument(t *testing.T) {
 			Errors:  []Error{{Status: 400, Code: "BAD_THING", Message: "The thing is malformed."}},
 		}}
 	}
-	info := func() Info { return Info{SessionCookie: "studio_session", Tags: map[string]string{"things": "Things."}} }
+	info := func() Info {
+		return Info{SessionCookie: "studio_session", Tags: map[string]string{"things": "Things."}}
+	}
 	build := func(summary string, body any) []byte {
 		t.Helper()
 		doc, err := Build(info(), ops(summary, body))
