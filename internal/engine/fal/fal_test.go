@@ -44,6 +44,7 @@ type fakeQueue struct {
 	cdnAuth   []string
 	foreign   bool // answer the submit with URLs on another origin
 	behaviour func(model string, input map[string]any) behaviour
+	polled    func(polls int) // told, with q.mu held, after each status poll is answered
 }
 
 type submit struct {
@@ -132,6 +133,9 @@ func (q *fakeQueue) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		st := seq[min(n-b.statusErrs, len(seq)-1)]
 		body := map[string]any{"status": st, "request_id": id, "response_url": q.srv.URL + "/" + strings.Join(parts[:len(parts)-1], "/")}
+		if q.polled != nil {
+			defer q.polled(n + 1)
+		}
 		switch st {
 		case "IN_QUEUE":
 			body["queue_position"] = max(0, 1-n)
@@ -691,23 +695,16 @@ func TestCancel(t *testing.T) {
 		return behaviour{statuses: []string{"IN_QUEUE", "IN_PROGRESS"}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	q.polled = func(polls int) { // it polled a few times: cancel
+		if polls == 3 {
+			cancel()
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := q.engine(t).Run(ctx, engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
 		done <- err
 	}()
-	// Let it poll a few times, then cancel.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		q.mu.Lock()
-		polled := len(q.submits) == 1 && q.polls[q.submits[0].id] >= 3
-		q.mu.Unlock()
-		if polled || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	cancel()
 	err := <-done
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -725,8 +722,10 @@ func TestCancel(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	q := newFakeQueue(t)
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{statuses: []string{"IN_QUEUE"}} }
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
-	defer cancel()
+	// The deadline passes while the request waits in fal's queue (after its
+	// first poll), however slowly the machine runs.
+	ctx := &expiring{Context: context.Background(), done: make(chan struct{})}
+	q.polled = func(int) { ctx.expire() }
 	_, err := q.engine(t).Run(ctx, engine.Request{Tool: "upscale", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
@@ -735,6 +734,25 @@ func TestDeadline(t *testing.T) {
 	defer q.mu.Unlock()
 	if len(q.cancels) != 1 {
 		t.Errorf("cancels %v", q.cancels)
+	}
+}
+
+// expiring is a context whose deadline passes when expire is called.
+type expiring struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *expiring) Done() <-chan struct{} { return c.done }
+func (c *expiring) expire()               { c.once.Do(func() { close(c.done) }) }
+
+func (c *expiring) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 
