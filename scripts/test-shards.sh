@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-shards.sh WORK N LOG: scripts/test.sh's tests phase with internal/httpapi in N shards.
 # Runs, all at once: `go test -race` of every package but internal/httpapi, and N processes of
-# internal/httpapi's tests, each a -run list of them dealt round-robin, which write the error
+# internal/httpapi's tests, each a -run list of them dealt by weight, which write the error
 # codes they saw into WORK/seen. Then one more internal/httpapi run with -run '^$' pools those
 # files and checks that every documented code was answered, and writes the OpenAPI document.
 # Every output goes to LOG (in order, one process after another) and to stdout as each ends.
@@ -25,15 +25,35 @@ if ((${#names[@]} == 0)); then
 	exit 1
 fi
 
+# Deal the tests by their weight (scripts/httpapi-weights.txt: seconds of a -race run, one
+# "SECONDS TestName" a line; a test not listed weighs the median), heaviest first, each to the
+# shard with the least so far, so that the shards end together.
+weights=$(dirname "${BASH_SOURCE[0]}")/httpapi-weights.txt
+declare -A weight=()
+if [[ -f $weights ]]; then
+	while read -r secs name; do weight[$name]=$secs; done <"$weights"
+fi
+median=$(printf '%s\n' "${weight[@]:-1}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+mapfile -t order < <(for n in "${names[@]}"; do echo "${weight[$n]:-$median} $n"; done | sort -rn -k1,1 -k2 | awk '{print $2}')
+loads=() members=()
+for ((i = 0; i < shards; i++)); do loads[i]=0 members[i]=""; done
+for n in "${order[@]}"; do
+	best=0
+	for ((i = 1; i < shards; i++)); do
+		if awk -v a="${loads[i]}" -v b="${loads[best]}" 'BEGIN {exit !(a < b)}'; then best=$i; fi
+	done
+	loads[best]=$(awk -v a="${loads[best]}" -v w="${weight[$n]:-$median}" 'BEGIN {print a + w}')
+	members[best]+="$n "
+done
+
 for ((i = 0; i < shards; i++)); do
-	list=()
-	for ((j = i; j < ${#names[@]}; j += shards)); do list+=("${names[j]}"); done
+	read -ra list <<<"${members[i]}"
 	((${#list[@]})) || continue
 	run="^($(IFS='|'; echo "${list[*]}"))\$"
 	STUDIO_SEEN_DIR=$work/seen go test -race -count=1 -timeout=45m -run "$run" ./internal/httpapi/ \
 		>"$work/test-shard$i.log" 2>&1 &
 	pids+=($!) logs+=("$work/test-shard$i.log")
-	echo "==> httpapi shard $i: ${#list[@]} tests" >&2
+	echo "==> httpapi shard $i: ${#list[@]} tests, ${loads[i]} s by their weights" >&2
 done
 
 rc=0

@@ -103,7 +103,7 @@ test_rc=0
 # stops the tests at once (cleanup kills the group) instead of after they finish. The output is
 # also kept, for the per-package timings of the summary.
 # The HTTP package is most of the suite's time: by default it runs in HTTPAPI_SHARDS processes
-# (each a -run list of its tests, dealt round-robin) beside one `go test` of every other package,
+# (each a -run list of its tests, dealt by their weights in scripts/httpapi-weights.txt) beside one `go test` of every other package,
 # all at once; each shard writes the error codes it saw, and a last run pools them for the check
 # that every documented code was answered (internal/httpapi/main_test.go).
 if [[ -z ${GO_TEST_PKGS:-} ]] && ((${HTTPAPI_SHARDS:-3} > 1)); then
