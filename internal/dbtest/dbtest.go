@@ -34,18 +34,7 @@ func FreshSchema(t testing.TB, base string) string {
 	if err != nil {
 		t.Fatalf("postgres: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
+	own(t, admin, "CREATE SCHEMA "+schema, "DROP SCHEMA "+schema+" CASCADE")
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("TEST_DATABASE_URL: %v", err)
@@ -167,17 +156,26 @@ func MigratedDatabase(t testing.TB, base, name string, build func(url string) er
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	db := fmt.Sprintf("t_%d_%s", os.Getpid(), hex.EncodeToString(b[:]))
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+db+" TEMPLATE "+tp.dir); err != nil {
+	own(t, admin, "CREATE DATABASE "+db+" TEMPLATE "+tp.dir, "DROP DATABASE "+db+" WITH (FORCE)")
+	return databaseURL(base, db)
+}
+
+// own runs create on admin for one test, and drop and admin's closing when
+// the test ends.
+func own(t testing.TB, admin *sql.DB, create, drop string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, create); err != nil {
 		admin.Close()
-		t.Fatalf("create database: %v", err)
+		t.Fatalf("%s: %v", create, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_, _ = admin.ExecContext(ctx, "DROP DATABASE "+db+" WITH (FORCE)")
+		_, _ = admin.ExecContext(ctx, drop)
 		admin.Close()
 	})
-	return databaseURL(base, db)
 }
 
 // databaseURL is base with its database replaced by name.
