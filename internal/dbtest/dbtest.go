@@ -1,6 +1,7 @@
-// Package dbtest gives tests a database of their own: a fresh PostgreSQL
-// schema in the server TEST_DATABASE_URL names, dropped when the test ends,
-// or a folder holding a copy of a migrated SQLite file.
+// Package dbtest gives tests a database of their own: a folder holding a
+// copy of a migrated SQLite file, or, in the server TEST_DATABASE_URL names,
+// a copy of a migrated database or an empty schema, dropped when the test
+// ends.
 // It imports nothing of the service, so the store's own tests can use it.
 package dbtest
 
@@ -60,9 +61,9 @@ type template struct {
 // database already migrated. Copying the file costs milliseconds; applying
 // every migration to a fresh file costs seconds under the race detector, and
 // the suite opens hundreds of databases. The store still runs its
-// migrations on open (none is left to apply), and the migrations on a new
-// file are tested where they are written (the sqlstore package's own
-// migration tests and every PostgreSQL schema, which is always fresh).
+// migrations on open (none is left to apply); the migrations on an empty
+// database run in every template's build and in the sqlstore package's own
+// migration tests.
 func MigratedDir(t testing.TB, name string, build func(dir string) error) string {
 	t.Helper()
 	v, _ := templates.LoadOrStore(name, &template{})
