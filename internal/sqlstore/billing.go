@@ -274,8 +274,7 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 		// Unspent plan tokens carry over up to the rollover multiple: the
 		// grant tops the live plan tokens up to that cap, at most a month's.
 		var live int64
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(SUM(available), 0) FROM ledger_credits WHERE organization_id = ?
-			AND source = ? AND available > 0 AND (expires_at IS NULL OR expires_at > ?)`, house, ledger.SourcePlan, now).Scan(&live); err != nil {
+		if err := tx.QueryRow(ctx, qLivePlanTokens, house, now, house, house, ledger.SourcePlan).Scan(&live); err != nil {
 			return billing.Outcome{}, err
 		}
 		tokens = min(o.MonthlyTokens, max(0, o.RolloverMultiple*o.MonthlyTokens-live))

@@ -169,6 +169,19 @@ const (
 			WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at IS NULL
 		UNION ALL SELECT 'topup', CAST(COALESCE(SUM(available), 0) AS BIGINT) FROM ledger_credits
 			WHERE organization_id = ? AND kind = 'topup' AND available > 0 AND expires_at IS NULL`
+	// qLivePlanTokens sums the unreserved tokens of a house's live grants
+	// of one source (house, now, house, house, source); a paid plan period
+	// reads the plan's to cap its rollover. The grants are the two grant
+	// ranges of qLiveCredits, for the same reason, and each one's source is
+	// read by its key: source is not in the live credits' index, and a
+	// filter on it let SQLite, with statistics from a young database,
+	// prefer scanning the table.
+	qLivePlanTokens = `SELECT CAST(COALESCE(SUM(available), 0) AS BIGINT) FROM (
+			SELECT id, available FROM ledger_credits
+				WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at > ?
+			UNION ALL SELECT id, available FROM ledger_credits
+				WHERE organization_id = ? AND kind = 'grant' AND available > 0 AND expires_at IS NULL) AS live
+		WHERE (SELECT c.source FROM ledger_credits c WHERE c.organization_id = ? AND c.id = live.id) = ?`
 	// qOpenHolds lists pending holds, newest first, each with the tokens it
 	// reserved from grants and from top-ups (house). Both parts are scalar
 	// subqueries on purpose: a planner cannot turn them into a join, so each

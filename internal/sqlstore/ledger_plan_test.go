@@ -97,6 +97,7 @@ func TestLedgerPlansStayOnLiveRows(t *testing.T) {
 		}{
 			{"live credits", qLiveCredits, []any{house, now, house, house}},
 			{"live sums", qLiveSums, []any{house, now, house, house}},
+			{"live plan tokens", qLivePlanTokens, []any{house, now, house, house, ledger.SourcePlan}},
 			{"open holds", qOpenHolds, []any{house}},
 			{"resolve", qResolveHold, []any{ledger.Posted, now, house, hold}},
 			{"post debits", qPostDebits, []any{now, house, hold}},
