@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"studio/internal/jsonstr"
 )
 
 // lineOutput is a log handler that lets the request line be encoded here
@@ -75,13 +76,13 @@ func appendLine(b []byte, now time.Time, l line) []byte {
 	b = append(b, `{"time":"`...)
 	b = now.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":"INFO","msg":"request","request_id":`...)
-	b = appendJSONString(b, l.id)
+	b = jsonstr.AppendSlog(b, l.id)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, l.method)
+	b = jsonstr.AppendSlog(b, l.method)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, l.path)
+	b = jsonstr.AppendSlog(b, l.path)
 	b = append(b, `,"house":`...)
-	b = appendJSONString(b, l.house)
+	b = jsonstr.AppendSlog(b, l.house)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(l.status), 10)
 	b = append(b, `,"bytes":`...)
@@ -89,56 +90,4 @@ func appendLine(b []byte, now time.Time, l line) []byte {
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendInt(b, int64(l.duration), 10)
 	return append(b, "}\n"...)
-}
-
-// appendJSONString appends s quoted and escaped as slog's JSON handler
-// does: '"', '\\' and control characters escaped, invalid UTF-8 as
-// U+FFFD, U+2028 and U+2029 escaped, everything else as is.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = append(b, hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
