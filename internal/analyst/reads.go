@@ -16,13 +16,13 @@ import (
 // conversations went.
 type Chat struct {
 	Window
-	Turns          int64   `json:"turns" description:"Turns (a message and the assistant's reply) in the window."`
-	Sessions       int64   `json:"sessions" description:"Conversations with at least one turn in the window."`
-	Houses         int64   `json:"houses" description:"How many houses talked to the assistant."`
-	TurnsApplying  int64   `json:"turnsApplying" description:"Turns whose reply applied at least one mutation to the draft."`
-	ApplyRate      float64 `json:"applyRate" description:"turnsApplying / turns."`
-	EmptyReplies   int64   `json:"emptyReplies" description:"Turns answered with no text."`
-	TurnsPerSesion float64 `json:"turnsPerSession" description:"Mean turns of a conversation."`
+	Turns           int64   `json:"turns" description:"Turns (a message and the assistant's reply) in the window."`
+	Sessions        int64   `json:"sessions" description:"Conversations with at least one turn in the window."`
+	Houses          int64   `json:"houses" description:"How many houses talked to the assistant."`
+	TurnsApplying   int64   `json:"turnsApplying" description:"Turns whose reply applied at least one mutation to the draft."`
+	ApplyRate       float64 `json:"applyRate" description:"turnsApplying / turns."`
+	EmptyReplies    int64   `json:"emptyReplies" description:"Turns answered with no text."`
+	TurnsPerSession float64 `json:"turnsPerSession" description:"Mean turns of a conversation."`
 	// SessionLengths buckets conversations by their turns in the window.
 	SessionLengths []Count `json:"sessionLengths" description:"Conversations by turns in the window: 1, 2-3, 4-9, 10+."`
 }
@@ -37,7 +37,7 @@ func (s *Service) ChatQuality(ctx context.Context, hours int) (Chat, error) {
 	c.Window = w
 	c.ApplyRate = rate(c.TurnsApplying, c.Turns)
 	if c.Sessions > 0 {
-		c.TurnsPerSesion = float64(int64(float64(c.Turns)/float64(c.Sessions)*100+0.5)) / 100
+		c.TurnsPerSession = float64(int64(float64(c.Turns)/float64(c.Sessions)*100+0.5)) / 100
 	}
 	buckets := []Count{{Key: "1"}, {Key: "2-3"}, {Key: "4-9"}, {Key: "10+"}}
 	for _, n := range lengths {
