@@ -527,38 +527,7 @@ func fillHoles(fg []bool, w, h int) {
 // largeComponents keeps the 8-connected foreground components of at least
 // 3% of the largest one's area (and 8 pixels): specks of noise drop out.
 func largeComponents(fg []bool, w, h int) []bool {
-	label := make([]int32, w*h)
-	var sizes []int
-	stack := make([]int, 0, 1024)
-	for s := range fg {
-		if !fg[s] || label[s] != 0 {
-			continue
-		}
-		id := int32(len(sizes) + 1)
-		size := 0
-		label[s] = id
-		stack = append(stack[:0], s)
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			size++
-			x, y := i%w, i/w
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					nx, ny := x+dx, y+dy
-					if nx < 0 || ny < 0 || nx >= w || ny >= h {
-						continue
-					}
-					j := ny*w + nx
-					if fg[j] && label[j] == 0 {
-						label[j] = id
-						stack = append(stack, j)
-					}
-				}
-			}
-		}
-		sizes = append(sizes, size)
-	}
+	label, sizes := segment.Components(fg, w, h)
 	largest := 0
 	for _, s := range sizes {
 		largest = max(largest, s)

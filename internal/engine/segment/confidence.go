@@ -131,7 +131,7 @@ func measure(work *raster, fg []bool, f frame) Confidence {
 		c.Problem = "nothing was separated"
 		return c
 	}
-	_, sizes := components(fg, w, h)
+	_, sizes := Components(fg, w, h)
 	largest := slices.Max(sizes)
 	c.Largest = float64(largest) / float64(area)
 	debris := 0

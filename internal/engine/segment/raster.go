@@ -139,9 +139,9 @@ func boxMean(src []float32, w, h, r int) []float32 {
 	return out
 }
 
-// components labels the 8-connected parts of mask (1-based; 0 outside) and
+// Components labels the 8-connected parts of mask (1-based; 0 outside) and
 // returns their sizes (sizes[l-1] for label l).
-func components(mask []bool, w, h int) ([]int32, []int) {
+func Components(mask []bool, w, h int) ([]int32, []int) {
 	label := make([]int32, w*h)
 	var sizes []int
 	stack := make([]int, 0, 256)
@@ -177,7 +177,7 @@ func components(mask []bool, w, h int) ([]int32, []int) {
 }
 
 // holes labels the 4-connected parts of the background (!mask) that do not
-// reach the image border, and returns their sizes like components.
+// reach the image border, and returns their sizes like Components.
 func holes(mask []bool, w, h int) ([]int32, []int) {
 	label := make([]int32, w*h)
 	var sizes []int

@@ -498,7 +498,7 @@ func (s *solver) cut(fgModel, bgModel gmm, seed []bool, fixed []int8, fg []bool,
 // clean drops specks (parts under 1% of the largest) and fills pinholes
 // (enclosed ground under 0.2% of the subject) of a cut.
 func clean(fg []bool, w, h int) {
-	label, sizes := components(fg, w, h)
+	label, sizes := Components(fg, w, h)
 	largest, area := 0, 0
 	for _, n := range sizes {
 		largest = max(largest, n)
