@@ -211,10 +211,14 @@ var (
 // searched on organization_id alone walks every row the house ever wrote,
 // or, on the live credits' index, every grant that expired unspent.
 // On PostgreSQL no step may touch more than 100 rows (the house has
-// thousands of spent ones and under 10 live ones).
+// thousands of spent ones and under 10 live ones), and no plan may be
+// parallel.
 func readsHistory(engine Engine, line string) string {
 	line = strings.TrimSpace(line)
 	if engine == Postgres {
+		if strings.Contains(line, "Gather") {
+			return "a parallel plan: its workers take longer to start than the live rows to read"
+		}
 		for _, m := range pgRows.FindAllStringSubmatch(line, -1) {
 			rows, _ := strconv.Atoi(m[1])
 			loops, _ := strconv.Atoi(m[2])
