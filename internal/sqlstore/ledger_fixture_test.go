@@ -71,17 +71,10 @@ func (c *ledgerClock) Advance(d time.Duration) {
 // one (dropped at the end) for PostgreSQL.
 func openLedgerDB(t testing.TB, e ledgerEngine, now func() time.Time) *DB {
 	t.Helper()
-	migrate := func(o Options) error {
-		db, err := Open(context.Background(), o)
-		if err != nil {
-			return err
-		}
-		return db.Close()
-	}
 	opts := Options{Now: now}
 	if e.url != "" {
 		opts.DataDir = t.TempDir()
-		opts.DatabaseURL = dbtest.MigratedDatabase(t, e.url, "studio", func(url string) error { return migrate(Options{DatabaseURL: url}) })
+		opts.DatabaseURL = migratedDatabase(t, e.url)
 	} else {
 		opts.DataDir = dbtest.MigratedDir(t, "sqlite", func(dir string) error { return migrate(Options{DataDir: dir}) })
 	}
@@ -91,6 +84,22 @@ func openLedgerDB(t testing.TB, e ledgerEngine, now func() time.Time) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migratedDatabase returns the URL of a PostgreSQL database for one test,
+// copied from the one migrated once per test binary on the server base names.
+func migratedDatabase(t testing.TB, base string) string {
+	t.Helper()
+	return dbtest.MigratedDatabase(t, base, "studio", func(url string) error { return migrate(Options{DatabaseURL: url}) })
+}
+
+// migrate applies the migrations to the database o names.
+func migrate(o Options) error {
+	db, err := Open(context.Background(), o)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }
 
 // newLedgerHouse writes a user and their personal house as sign-up does, in

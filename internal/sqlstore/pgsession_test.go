@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"studio/internal/dbtest"
 )
 
 // TestPostgresSessionsRunSerial: the store's PostgreSQL sessions run no
@@ -18,13 +16,7 @@ func TestPostgresSessionsRunSerial(t *testing.T) {
 			t.Skip("PostgreSQL only")
 		}
 		ctx := context.Background()
-		url := dbtest.MigratedDatabase(t, e.url, "studio", func(url string) error {
-			db, err := Open(ctx, Options{DatabaseURL: url})
-			if err != nil {
-				return err
-			}
-			return db.Close()
-		})
+		url := migratedDatabase(t, e.url)
 		sep := "?"
 		if strings.Contains(url, "?") {
 			sep = "&"
