@@ -169,7 +169,7 @@ func models(ctx context.Context, args []string, getenv func(string) string, stdo
 	fs := newFlags("models import DIR", stdout, "Loads the catalogue's faces from DIR: a manifest.json naming each face (key, name,\n"+
 		"tier free|sale|exclusive, priceCents, currency, images, traits) beside its images.\n"+
 		"A key imported again is updated in place. Every face and image is checked before\n"+
-		"anything is written. README \"Loading the catalogue\" documents the manifest.")
+		"anything is written. docs/casting.md documents the manifest.")
 	if len(args) == 0 || args[0] != "import" {
 		fs.Usage()
 		return errors.New(`usage: studio models import DIR`)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestEveryPackageIsDocumented: every package of the module says what it
-// is in a package comment (the README's package list is drawn from them).
+// is in a package comment (docs/architecture.md's package list is drawn from them).
 func TestEveryPackageIsDocumented(t *testing.T) {
 	root := filepath.Join("..", "..")
 	files := map[string][]string{} // directory -> its non-test Go files

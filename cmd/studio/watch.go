@@ -135,7 +135,7 @@ func (w *watcher) verdict() error {
 
 // session opens the socket, replays what changed after the cursor, then
 // prints the socket's messages until it ends. The socket is opened first,
-// so nothing that changes during the replay is lost (README, job socket).
+// so nothing that changes during the replay is lost (docs/develops.md, "Job socket").
 func (w *watcher) session(ctx context.Context) error {
 	hdr := http.Header{"Authorization": {"Bearer " + w.key}}
 	dial, cancel := context.WithTimeout(ctx, 30*time.Second)

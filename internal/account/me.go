@@ -64,7 +64,7 @@ func (s *Service) Me(ctx context.Context, p auth.Principal) (Me, error) {
 }
 
 // Export is the body of GET /me/export: every row of the caller's own,
-// without secrets (README "A user's own data").
+// without secrets (docs/people.md, "A user's own data").
 type Export struct {
 	ExportedAt      ts.Time            `json:"exportedAt"`
 	Profile         Profile            `json:"profile"`
@@ -175,8 +175,8 @@ type meStore interface {
 	// ExportUser reads every row of the user's own (Profile and ExportedAt
 	// are the service's).
 	ExportUser(ctx context.Context, userID, email string) (Export, error)
-	// EraseUser erases the user in one transaction (README "A user's own
-	// data"): decide sees every house where they hold a seat and may
+	// EraseUser erases the user in one transaction (docs/people.md,
+	// "Erasure"): decide sees every house where they hold a seat and may
 	// refuse; houses left with no seat are closed and their rows removed.
 	// It returns the houses left and closed.
 	EraseUser(ctx context.Context, userID, email string, decide func([]Standing) error) (Erasure, error)

@@ -20,7 +20,8 @@ import (
 const ManifestName = "manifest.json"
 
 // Manifest is what an operator writes beside the images of the faces to
-// load (`studio models import DIR`, README "Loading the catalogue"):
+// load (`studio models import DIR`; docs/casting.md, "Loading the
+// catalogue of faces"):
 //
 //	{"faces": [{"key": "ines", "name": "Inès", "tier": "sale",
 //	  "priceCents": 4900, "currency": "usd",

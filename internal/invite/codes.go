@@ -165,7 +165,7 @@ func (s *Service) opened(label string, grant int64) Opened {
 		Days: int64(ledger.TrialLength / (24 * time.Hour))}
 }
 
-// The referral program's values (README "The door in").
+// The referral program's values (docs/people.md, "Referral codes").
 const (
 	ReferralUses        = 5   // addresses a user's own code lets in
 	ReferralGuestTokens = 40  // a guest's grant beside the sign-up grant
@@ -174,7 +174,7 @@ const (
 )
 
 // Referral answers GET /api/toolkit/invites/mine: the caller's own code
-// and what it brings (README "The door in" defines each value).
+// and what it brings (docs/people.md, "Referral codes", defines each value).
 type Referral struct {
 	Code             string    `json:"code"`
 	URL              string    `json:"url" description:"The link to share: the web app's join page with the code."`
