@@ -1,17 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
-	"io/fs"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"studio/internal/errs"
+	"studio/internal/webfiles"
 )
 
 // reviewerFiles is the reviewer's page (GET /s) and its script and style:
@@ -27,22 +23,7 @@ const reviewerCSP = "default-src 'none'; script-src 'self'; style-src 'self'; im
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // reviewerAssets reads the embedded files once.
-var reviewerAssets = sync.OnceValue(func() map[string]docsFile {
-	out := map[string]docsFile{}
-	entries, err := fs.ReadDir(reviewerFiles, "reviewer")
-	if err != nil {
-		panic("httpapi: embedded reviewer page: " + err.Error())
-	}
-	for _, e := range entries {
-		body, err := reviewerFiles.ReadFile("reviewer/" + e.Name())
-		if err != nil {
-			panic("httpapi: embedded reviewer page: " + err.Error())
-		}
-		sum := sha256.Sum256(body)
-		out[e.Name()] = docsFile{body: body, ctype: docsType(e.Name()), etag: `"` + hex.EncodeToString(sum[:16]) + `"`, cache: "no-cache"}
-	}
-	return out
-})
+var reviewerAssets = sync.OnceValue(func() webfiles.Set { return webfiles.New(reviewerFiles, "reviewer", webfiles.NoCache) })
 
 // reviewerPage serves GET /s.
 func (s *Server) reviewerPage(w http.ResponseWriter, r *http.Request) error {
@@ -63,19 +44,12 @@ func reviewerHandler() http.Handler {
 }
 
 func serveReviewerFile(w http.ResponseWriter, r *http.Request, name string) {
-	f, ok := reviewerAssets()[name]
-	if !ok {
+	if !reviewerAssets().Serve(w, r, name, func(h http.Header) {
+		h.Set("Referrer-Policy", "no-referrer")
+		if name == "index.html" {
+			h.Set("Content-Security-Policy", reviewerCSP)
+		}
+	}) {
 		writeError(w, r, errs.NotFound)
-		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", f.ctype)
-	h.Set("Cache-Control", f.cache)
-	h.Set("ETag", f.etag)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	if name == "index.html" {
-		h.Set("Content-Security-Policy", reviewerCSP)
-	}
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.body))
 }
