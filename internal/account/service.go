@@ -306,9 +306,12 @@ func (s *Service) Resolve(ctx context.Context, token string) (auth.Principal, Se
 		info.Session.ExpiresAt = exp
 		renewed = true
 	}
-	admin := slices.Contains(s.opts.AdminEmails, info.Email)
-	return info.Session.principal(info.UserID, info.Email, info.Role, admin), info.Session, renewed, nil
+	return info.Session.principal(info.UserID, info.Email, info.Role, s.PlatformAdmin(info.Email)), info.Session, renewed, nil
 }
+
+// PlatformAdmin reports whether an address is on the platform
+// administrators' allowlist (STUDIO_ADMIN_EMAILS).
+func (s *Service) PlatformAdmin(email string) bool { return slices.Contains(s.opts.AdminEmails, email) }
 
 // SessionView is the body of GET /api/auth/get-session.
 type SessionView struct {

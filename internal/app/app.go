@@ -27,6 +27,7 @@ import (
 	"studio/internal/brand"
 	"studio/internal/casting"
 	"studio/internal/chat"
+	"studio/internal/console"
 	"studio/internal/digest"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
@@ -73,6 +74,7 @@ type App struct {
 	DB      *sqlstore.DB
 	Blobs   blob.Store
 	Server  *httpapi.Server
+	Handler http.Handler    // what the listener serves: the API at "/", the console's pages beside it
 	Events  *events.Broker  // publish committed changes here, after commit
 	Relay   *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
 	Jobs    *job.Service
@@ -286,8 +288,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Wake: pool.Wake,
 		Ping: db.Ping,
 	}, log)
-	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
+	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Handler: mount(srv, accounts, log), Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Digest: digests, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
+}
+
+// mount puts the console's pages beside the API: the API answers every
+// path the console does not serve.
+func mount(api *httpapi.Server, accounts *account.Service, log *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", api)
+	console.New(console.Options{API: api, Operator: accounts.PlatformAdmin, Log: log,
+		Observe: func(h http.Handler) http.Handler { return httpapi.Observe(log, h) }}).Mount(mux)
+	return mux
 }
 
 // Migrate opens only the database (no blob store, engines, relay or
@@ -342,7 +354,7 @@ func (a *App) Close() error {
 func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	srv := &http.Server{
 		Addr:     a.Config.Addr,
-		Handler:  a.Server,
+		Handler:  a.Handler,
 		ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", a.Config.Addr)

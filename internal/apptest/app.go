@@ -86,7 +86,7 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 	if err != nil {
 		t.Fatalf("app on %s: %v", e.Name, err)
 	}
-	srv.Config.Handler = a.Server
+	srv.Config.Handler = a.Handler
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()

@@ -70,6 +70,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flush, hijack).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Observe wraps a handler mounted beside the API (the console's pages) as
+// the API's own routes are wrapped: a request id, one log line, a panic
+// turned into a 500.
+func Observe(log *slog.Logger, next http.Handler) http.Handler { return observe(log, next) }
+
 // observe gives every request an X-Request-Id (the client's, when it sent a
 // sane one), turns a panic into a 500 that names the request id, and logs
 // one JSON line per request with the house, status and duration.

@@ -1,0 +1,139 @@
+package console_test
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"studio/internal/apptest"
+)
+
+// axeSource is axe-core 4.14.1 (MPL-2.0, testdata/axe/LICENSE), vendored
+// for the tests and injected into each page; the binary does not carry it.
+//
+//go:embed testdata/axe/axe.min.js
+var axeSource string
+
+// page is headless Chromium on one console, with the checks every step
+// of a story makes: screenshots kept as test artefacts, axe-core on the
+// page, no script error or CSP violation.
+type page struct {
+	t    *testing.T
+	a    *apptest.App
+	b    *apptest.Browser
+	dir  string
+	name string
+	n    int
+	seen int // page errors already reported
+}
+
+// openPage starts a browser of the viewport's size on the app. Screenshots
+// go to STUDIO_SCREENSHOTS when set, else to the test's artefact folder.
+func openPage(t *testing.T, a *apptest.App, name string, width, height int, mobile bool) *page {
+	t.Helper()
+	b := apptest.StartChromium(t, width, height, mobile)
+	dir := os.Getenv("STUDIO_SCREENSHOTS")
+	if dir == "" {
+		dir = t.ArtifactDir()
+	}
+	return &page{t: t, a: a, b: b, dir: dir, name: name}
+}
+
+// goTo opens a console path and waits for its document.
+func (p *page) goTo(path string) {
+	p.t.Helper()
+	p.b.Navigate(p.t, p.a.URL+path)
+	p.ready()
+}
+
+// ready waits until the document (and its modules) finished loading.
+func (p *page) ready() {
+	p.t.Helper()
+	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.querySelector("main")`, 20*time.Second, "the page")
+}
+
+// path is the page's path and query.
+func (p *page) path() string {
+	var s string
+	p.b.Eval(p.t, `location.pathname + location.search`, &s)
+	return s
+}
+
+// waitPath waits until the browser shows a path starting with prefix.
+func (p *page) waitPath(prefix string) {
+	p.t.Helper()
+	js, _ := json.Marshal(prefix)
+	p.b.WaitFor(p.t, `(location.pathname + location.search).startsWith(`+string(js)+`) && document.readyState === "complete"`, 20*time.Second, "the page "+prefix)
+}
+
+// typeInto focuses a field by clicking it and types text, as a person does.
+func (p *page) typeInto(selector, text string) {
+	p.t.Helper()
+	p.b.Click(p.t, selector)
+	sel, _ := json.Marshal(selector)
+	p.b.Eval(p.t, `document.querySelector(`+string(sel)+`).select?.()`, nil)
+	p.b.Type(p.t, text)
+}
+
+// text is the text of the first element the selector matches ("" when none).
+func (p *page) text(selector string) string {
+	var s string
+	sel, _ := json.Marshal(selector)
+	p.b.Eval(p.t, `(document.querySelector(`+string(sel)+`) || {}).textContent || ""`, &s)
+	return strings.TrimSpace(s)
+}
+
+// waitText waits until the element's text contains want.
+func (p *page) waitText(selector, want string) {
+	p.t.Helper()
+	sel, _ := json.Marshal(selector)
+	w, _ := json.Marshal(want)
+	p.b.WaitFor(p.t, `((document.querySelector(`+string(sel)+`) || {}).textContent || "").includes(`+string(w)+`)`, 30*time.Second,
+		fmt.Sprintf("%s to say %q (it says %q)", selector, want, p.text(selector)))
+}
+
+// shot keeps a screenshot of the page, numbered in the story's order.
+func (p *page) shot(name string) {
+	p.t.Helper()
+	p.n++
+	p.b.Screenshot(p.t, filepath.Join(p.dir, fmt.Sprintf("%s-%02d-%s.png", p.name, p.n, name)))
+}
+
+// check runs axe-core on the page (no serious or critical violation) and
+// fails on any script error or CSP violation the page raised so far.
+func (p *page) check(what string) {
+	p.t.Helper()
+	var injected bool
+	p.b.Eval(p.t, `typeof axe !== "undefined"`, &injected)
+	if !injected {
+		p.b.Eval(p.t, axeSource+"\n;true", nil)
+	}
+	var found []struct {
+		ID     string `json:"id"`
+		Impact string `json:"impact"`
+		Help   string `json:"help"`
+		Nodes  []struct {
+			Target []string `json:"target"`
+		} `json:"nodes"`
+	}
+	p.b.Eval(p.t, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => ({target: n.target.map(String)}))})))`, &found)
+	for _, v := range found {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			p.t.Errorf("%s: axe %s (%s): %s at %v", what, v.ID, v.Impact, v.Help, v.Nodes)
+		}
+	}
+	for _, e := range p.b.Errors()[p.seen:] {
+		// A refusal the API answered (a 4xx the page shows) is the story's
+		// business; a script error, a CSP violation or a missing file is not.
+		if strings.Contains(e, `"source":"network"`) && strings.Contains(e, "/api/") && strings.Contains(e, "status of 4") {
+			continue
+		}
+		p.t.Errorf("%s: the page raised %s", what, e)
+	}
+	p.seen = len(p.b.Errors())
+}

@@ -1,0 +1,84 @@
+package console_test
+
+import (
+	"net/http"
+	"testing"
+
+	"studio/internal/apptest"
+)
+
+// TestDoorInBrowser is the door as a person walks through it, in headless
+// Chromium: /docs sends them to sign in and back; they create an account
+// from there and land on the reference; sign out from the menu; a wrong
+// password is refused in the API's words; the right one signs them in.
+// Then a house offers a seat to a new address: the letter's link sends the
+// visitor to sign in, they create the account with the address filled in,
+// come back to the offer, accept it and land in that house. Every page
+// passes axe-core and raises no script error or CSP violation.
+func TestDoorInBrowser(t *testing.T) {
+	a := apptest.New(t, apptest.Engines(t)[0])
+	p := openPage(t, a, "door", 1280, 800, false)
+
+	p.goTo("/docs")
+	p.waitPath("/sign-in?next=%2Fdocs")
+	p.check("sign-in")
+	p.shot("sign-in")
+	p.b.Click(t, `a[href^="/sign-up"]`)
+	p.waitPath("/sign-up?next=%2Fdocs")
+	p.check("sign-up")
+	p.typeInto("#name", "Iris Vale")
+	p.typeInto("#email", "iris@studio.test")
+	p.typeInto("#password", "short")
+	p.b.Click(t, `button[type=submit]`)
+	p.b.WaitFor(t, `document.querySelector("#password").validity.tooShort && location.pathname === "/sign-up"`, 10e9, "the form to hold a short password back")
+	p.typeInto("#password", "a long enough password")
+	p.b.Click(t, `button[type=submit]`)
+	p.waitPath("/docs")
+	p.b.WaitFor(t, `!!document.querySelector(".swagger-ui")`, 20e9, "the reference page")
+
+	p.goTo("/")
+	p.waitText("h1", "Iris Vale's house")
+	p.check("home")
+	p.shot("home")
+	p.b.Click(t, ".menu summary")
+	p.b.Click(t, `button[data-api="POST /api/auth/sign-out"]`)
+	p.waitPath("/sign-in")
+
+	p.typeInto("#email", "iris@studio.test")
+	p.typeInto("#password", "not the password")
+	p.b.Click(t, `button[type=submit]`)
+	p.waitText("[data-msg]", "")
+	p.b.WaitFor(t, `document.querySelector("[data-msg]").getAttribute("role") === "alert"`, 10e9, "the refusal")
+	p.shot("refused")
+	p.typeInto("#password", "a long enough password")
+	p.b.Click(t, `button[type=submit]`)
+	p.waitPath("/")
+	p.waitText("h1", "Iris Vale's house")
+
+	// A seat offered to a new address, accepted from the letter's link.
+	owner := a.SignUpAs(t, &apptest.User{Name: "Maison Orée", Email: "oree@studio.test", Password: "correct horse battery"})
+	res := a.Do(t, "POST", "/api/toolkit/org/seats/invite", owner.Session(), map[string]string{"email": "noa@studio.test", "role": "member"})
+	if res.Status != http.StatusOK {
+		t.Fatalf("invite: %d %s", res.Status, res.Body)
+	}
+	p.b.Click(t, ".menu summary")
+	p.b.Click(t, `button[data-api="POST /api/auth/sign-out"]`)
+	p.waitPath("/sign-in")
+	link := seatLink(t, a, "noa@studio.test")
+	p.goTo(link)
+	p.waitPath("/sign-in?next=")
+	p.b.Click(t, `a[href^="/sign-up"]`)
+	p.waitPath("/sign-up")
+	p.typeInto("#name", "Noa")
+	p.typeInto("#email", "noa@studio.test")
+	p.typeInto("#password", "another long password")
+	p.b.Click(t, `button[type=submit]`)
+	p.waitPath("/join?invitation=")
+	p.check("join")
+	p.shot("join")
+	p.b.Click(t, `button[data-api="POST /api/toolkit/org/seats/accept"]`)
+	p.waitPath("/?joined=")
+	p.waitText("h1", "Maison Orée's house")
+	p.check("joined")
+	p.shot("joined")
+}

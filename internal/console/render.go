@@ -1,0 +1,287 @@
+package console
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"studio/internal/auth"
+	"studio/internal/webfiles"
+)
+
+// csp is the reviewer page's policy (httpapi, GET /s) with one opening:
+// forms may submit to this origin (the library's search is a plain GET
+// form). Scripts, styles, pictures and API calls come from this origin
+// only; nothing inline runs.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+//go:embed templates static
+var files embed.FS
+
+// staticFiles are the console's style, scripts and icon, revalidated by
+// their ETag on every page view.
+var staticFiles = sync.OnceValue(func() webfiles.Set { return webfiles.New(files, "static", webfiles.NoCache) })
+
+// static serves GET /static/{file}.
+func (c *Console) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	if !staticFiles().Serve(w, r, name, nil) {
+		http.NotFound(w, r)
+	}
+}
+
+// pageTemplate is the layout with one page's blocks.
+type pageTemplate struct{ t *template.Template }
+
+// funcs are the helpers templates use; none decides anything.
+var funcs = template.FuncMap{
+	// when renders an RFC 3339 instant as a short UTC date and time.
+	"when": func(s any) string {
+		var v string
+		switch x := s.(type) {
+		case string:
+			v = x
+		case *string:
+			if x == nil {
+				return ""
+			}
+			v = *x
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return v
+		}
+		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+	},
+	// json renders a value for a data- attribute, which the page's module reads.
+	"json": func(v any) (string, error) {
+		b, err := json.Marshal(v)
+		return string(b), err
+	},
+	"join": strings.Join,
+	// dict builds a map from pairs of names and values (for json).
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[fmt.Sprint(kv[i])] = kv[i+1]
+		}
+		return m
+	},
+	// query builds a path with a query string from pairs of names and values.
+	"query": func(p string, kv ...string) string {
+		q := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] != "" {
+				q.Set(kv[i], kv[i+1])
+			}
+		}
+		if len(q) == 0 {
+			return p
+		}
+		return p + "?" + q.Encode()
+	},
+	"deref": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
+	"title": func(s string) string {
+		if s == "" {
+			return s
+		}
+		return strings.ToUpper(s[:1]) + strings.ReplaceAll(s[1:], "-", " ")
+	},
+}
+
+// parsePages parses the layout and its parts once, then each page on a
+// copy of them.
+func parsePages() map[string]*pageTemplate {
+	base := template.Must(template.New("").Funcs(funcs).ParseFS(files, "templates/layout/*.html"))
+	names, err := fs.Glob(files, "templates/*.html")
+	if err != nil {
+		panic("console: " + err.Error())
+	}
+	out := map[string]*pageTemplate{}
+	for _, n := range names {
+		t := template.Must(template.Must(base.Clone()).ParseFS(files, n))
+		out[strings.TrimSuffix(path.Base(n), ".html")] = &pageTemplate{t: t}
+	}
+	return out
+}
+
+// view is what every page template is given.
+type view struct {
+	Title   string   // the page's own words, before the studio's name
+	Section string   // the navigation entry the page belongs to
+	Script  string   // the page's module under /static ("" for none)
+	Me      *visitor // nil for a signed-out visitor
+	Data    any      // the page's own data
+	Next    string   // where the door leads back to
+}
+
+// navItem is one entry of the bar's navigation.
+type navItem struct {
+	Href, Label, Section string
+	Operator             bool // shown to platform administrators only
+}
+
+// nav is the bar's navigation, one entry per part of the console.
+var nav = []navItem{}
+
+// Nav is the bar's navigation.
+func (view) Nav() []navItem { return nav }
+
+// visitor is the signed-in person as GET /me describes them, with the
+// house their session has active.
+type visitor struct {
+	User struct {
+		ID            string  `json:"id"`
+		Name          string  `json:"name"`
+		Email         string  `json:"email"`
+		EmailVerified bool    `json:"emailVerified"`
+		Image         *string `json:"image"`
+	} `json:"user"`
+	Organizations        []house `json:"organizations"`
+	ActiveOrganizationID string  `json:"activeOrganizationId"`
+
+	House    house // the active house
+	Operator bool  // a platform administrator
+	Balance  *balance
+}
+
+type house struct {
+	ID   string    `json:"id"`
+	Name string    `json:"name"`
+	Role auth.Role `json:"role"`
+}
+
+// balance is GET /api/toolkit/ai/billing/balance.
+type balance struct {
+	Balance int64 `json:"balance"`
+	Grant   int64 `json:"grant"`
+	Topup   int64 `json:"topup"`
+	Held    int64 `json:"held"`
+}
+
+// principal is the visitor as the auth package's predicates read them.
+func (v *visitor) principal() auth.Principal {
+	return auth.Principal{UserID: v.User.ID, HouseID: v.House.ID, Role: v.House.Role, Cred: auth.CredSession,
+		Email: v.User.Email, PlatformAdmin: v.Operator}
+}
+
+// CanSpend, CanEdit and CanMintKeys are the auth predicates, for showing
+// only the buttons the API would accept.
+func (v *visitor) CanSpend() bool    { return v.principal().CanSpend() }
+func (v *visitor) CanEdit() bool     { return v.principal().CanEdit() }
+func (v *visitor) CanMintKeys() bool { return v.principal().CanMintKeys() }
+
+// Runs says whether the seat runs the house (admin and owner).
+func (v *visitor) Runs() bool { return v.House.Role.AtLeast(auth.Admin) }
+
+// Owns says whether the seat is the house's owner (money).
+func (v *visitor) Owns() bool { return v.House.Role == auth.Owner }
+
+// errSignIn sends a signed-out visitor to the sign-in page and back.
+var errSignIn = errors.New("console: sign in first")
+
+// visitor reads who is asking: GET /me and the house's balance. A
+// visitor without a valid session is errSignIn.
+func (c *Console) visitor(w http.ResponseWriter, r *http.Request) (*visitor, error) {
+	v := &visitor{}
+	if err := c.get(w, r, "/me", v); err != nil {
+		if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized {
+			return nil, errSignIn
+		}
+		return nil, err
+	}
+	for _, h := range v.Organizations {
+		if h.ID == v.ActiveOrganizationID {
+			v.House = h
+		}
+	}
+	v.Operator = c.operator(v.User.Email)
+	var b balance
+	if c.get(w, r, "/api/toolkit/ai/billing/balance", &b) == nil {
+		v.Balance = &b
+	}
+	return v, nil
+}
+
+// render writes a page with the console's headers.
+func (c *Console) render(w http.ResponseWriter, status int, name string, v view) error {
+	p, ok := c.pages[name]
+	if !ok {
+		return errors.New("console: no page " + name)
+	}
+	var b bytes.Buffer
+	if err := p.t.ExecuteTemplate(&b, "layout", v); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", csp)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	w.WriteHeader(status)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// signInFor is where a visitor without a session is sent: the sign-in
+// page, which leads back to the page asked for.
+func signInFor(r *http.Request) string {
+	if r.URL.Path == "/" {
+		return "/sign-in"
+	}
+	return "/sign-in?next=" + url.QueryEscape(r.URL.RequestURI())
+}
+
+// fail answers a page's error: a visitor without a session goes to sign
+// in and back (303); an API refusal is shown with its own message.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, message := http.StatusInternalServerError, "Something went wrong on our side; try again in a moment."
+	if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized || errors.Is(err, errSignIn) {
+		http.Redirect(w, r, signInFor(r), http.StatusSeeOther)
+		return
+	} else if ok {
+		status, message = e.Status, e.Message
+	} else {
+		c.log.ErrorContext(r.Context(), "console page", "path", r.URL.Path, "err", err)
+	}
+	if err := c.render(w, status, "error", view{Title: http.StatusText(status), Data: message}); err != nil {
+		c.log.ErrorContext(r.Context(), "console error page", "err", err)
+	}
+}
+
+// docsDoor sends a browser (Accept names text/html) without a session
+// that asks for /docs to sign in and back; any other request, and a
+// browser with a session or a key, goes to the API as it is, so a client
+// without a credential still gets 401 UNAUTHORIZED.
+func (c *Console) docsDoor(api http.Handler) http.Handler {
+	toSignIn := c.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, signInFor(r), http.StatusSeeOther)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept"), "text/html") && r.Header.Get("Authorization") == "" {
+			err := c.get(w, r, "/api/auth/get-session", nil)
+			if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized {
+				toSignIn.ServeHTTP(w, r)
+				return
+			}
+		}
+		api.ServeHTTP(w, r)
+	})
+}
