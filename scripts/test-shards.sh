@@ -4,19 +4,42 @@
 # internal/httpapi's tests, each a -run list of them dealt by weight, which write the error
 # codes they saw into WORK/seen. Then one more internal/httpapi run with -run '^$' pools those
 # files and checks that every documented code was answered, and writes the OpenAPI document.
-# Every output goes to LOG (in order, one process after another) and to stdout as each ends.
+# Every output goes to LOG (in order, one process after another) and to stdout as each ends; a
+# line on stderr says when each process starts and ends. With STUDIO_TEST_EXEC set (test.sh sets
+# it), each test binary runs under it (scripts/test-exec.sh: a line in $STUDIO_PROGRESS as each
+# package's tests end).
 set -uo pipefail
 work=$1 shards=$2 log=$3
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+exec_flag=()
+[[ -n ${STUDIO_TEST_EXEC:-} ]] && exec_flag=(-exec "$STUDIO_TEST_EXEC")
 pkg=studio/internal/httpapi
 openapi=${OPENAPI_OUT:-}
 unset OPENAPI_OUT # only the pooling run writes it
 mkdir -p "$work/seen"
 : >"$log"
 
-mapfile -t rest < <(go list ./... | grep -vx "$pkg")
+# part NAME OUT CMD...: runs CMD in the background, its output in OUT, with a line on stderr as it
+# starts and as it ends (with its wall time, building included).
 pids=() logs=()
-go test -race -count=1 -timeout=45m "${rest[@]}" >"$work/test-rest.log" 2>&1 &
-pids+=($!) logs+=("$work/test-rest.log")
+part() {
+	local name=$1 out=$2
+	shift 2
+	log "$name: started"
+	(
+		t0=$(now_ms)
+		"$@" >"$out" 2>&1
+		rc=$?
+		log "$name: $( ((rc == 0)) && echo ok || echo "FAILED, exit $rc") after $(fmt_ms $(($(now_ms) - t0)))"
+		exit "$rc"
+	) &
+	pids+=($!) logs+=("$out")
+}
+
+mapfile -t rest < <(go list ./... | grep -vx "$pkg")
+part "go test of the ${#rest[@]} packages but $pkg" "$work/test-rest.log" \
+	go test -race -count=1 -timeout=45m "${exec_flag[@]}" "${rest[@]}"
 # -race: the listing builds the same test binary the shards then take from the cache.
 mapfile -t names < <(go test -race -list '^Test' ./internal/httpapi/ | grep '^Test')
 if ((${#names[@]} == 0)); then
@@ -50,10 +73,8 @@ for ((i = 0; i < shards; i++)); do
 	read -ra list <<<"${members[i]}"
 	((${#list[@]})) || continue
 	run="^($(IFS='|'; echo "${list[*]}"))\$"
-	STUDIO_SEEN_DIR=$work/seen go test -race -count=1 -timeout=45m -run "$run" ./internal/httpapi/ \
-		>"$work/test-shard$i.log" 2>&1 &
-	pids+=($!) logs+=("$work/test-shard$i.log")
-	echo "==> httpapi shard $i: ${#list[@]} tests, ${loads[i]} s by their weights" >&2
+	STUDIO_SEEN_DIR=$work/seen STUDIO_PART="httpapi shard $i" part "httpapi shard $i (${#list[@]} tests, ${loads[i]} s by their weights)" \
+		"$work/test-shard$i.log" go test -race -count=1 -timeout=45m "${exec_flag[@]}" -run "$run" ./internal/httpapi/
 done
 
 rc=0
@@ -62,7 +83,9 @@ for k in "${!pids[@]}"; do
 	cat "${logs[k]}" | tee -a "$log"
 done
 if ((rc == 0)); then
-	OPENAPI_OUT=$openapi STUDIO_SEEN_CHECK=$work/seen go test -race -count=1 -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
+	log "httpapi: pooling the error codes the shards saw"
+	OPENAPI_OUT=$openapi STUDIO_SEEN_CHECK=$work/seen STUDIO_PART="httpapi pool" \
+		go test -race -count=1 "${exec_flag[@]}" -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
 	((PIPESTATUS[0] == 0)) || rc=1
 fi
 exit "$rc"

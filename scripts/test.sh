@@ -6,7 +6,8 @@
 #  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
 #     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
-#     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set
+#     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set; a line as each group of packages starts and ends,
+#     and one as each package's tests end, with their time (scripts/test-exec.sh)
 #  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
 #  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
 #  6. stop everything (also on failure or Ctrl-C) and exit non-zero if the tests, the MCP check or
@@ -25,6 +26,7 @@ source scripts/lib.sh
 if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then PATH=$PATH:/usr/local/go/bin; fi
 
 WORK=
+READER_PID=
 TIMINGS=$ROOT/.cache/test-timings.txt # the per-package times of the last run, kept after it
 GO_TEST_PID=
 PHASE=
@@ -53,6 +55,7 @@ cleanup() {
 		kill -TERM -- "-$GO_TEST_PID" 2>/dev/null
 		wait "$GO_TEST_PID" 2>/dev/null
 	fi
+	[[ -n $READER_PID ]] && kill "$READER_PID" 2>/dev/null
 	if [[ -n $WORK ]]; then
 		stop_s3 "$WORK/s3"
 		stop_pg "$WORK/pg"
@@ -106,15 +109,27 @@ test_rc=0
 # (each a -run list of its tests, dealt by their weights in scripts/httpapi-weights.txt) beside one `go test` of every other package,
 # all at once; each shard writes the error codes it saw, and a last run pools them for the check
 # that every documented code was answered (internal/httpapi/main_test.go).
+# Each test binary runs under scripts/test-exec.sh, which notes in $STUDIO_PROGRESS when it ends;
+# the reader below prints those lines as they come (go test itself prints results in package
+# order, so one slow package would hold back every line after it).
+export STUDIO_PROGRESS=$WORK/progress STUDIO_TEST_EXEC=$ROOT/scripts/test-exec.sh
+: >"$STUDIO_PROGRESS"
+runs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' "${pkgs[@]}" | grep -c .) || true
 if [[ -z ${GO_TEST_PKGS:-} ]] && ((${HTTPAPI_SHARDS:-3} > 1)); then
+	runs=$((runs + ${HTTPAPI_SHARDS:-3})) # internal/httpapi runs once per shard, then once to pool what they saw
 	setsid -w bash scripts/test-shards.sh "$WORK" "${HTTPAPI_SHARDS:-3}" "$GO_TEST_LOG" &
 else
-	setsid -w bash -c 'go test -race -count=1 -timeout=45m "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
+	log "go test of $runs packages started"
+	setsid -w bash -c 'go test -race -count=1 -timeout=45m -exec "$STUDIO_TEST_EXEC" "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
 		go-test "${pkgs[@]}" &
 fi
 GO_TEST_PID=$!
+tail -n +1 -f --pid="$GO_TEST_PID" "$STUDIO_PROGRESS" | awk -v n="$runs" '{ printf "==> [%d/%d] %s\n", ++i, n, $0; fflush() }' >&2 &
+READER_PID=$!
 wait "$GO_TEST_PID" || test_rc=$?
 GO_TEST_PID=
+wait "$READER_PID" 2>/dev/null
+READER_PID=
 phase_end "$( ((test_rc == 0)) && echo ok || echo "FAILED, exit $test_rc")"
 package_timings "$GO_TEST_LOG" >"$TIMINGS"
 if ((test_rc != 0)) && grep -qE 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log"; then
