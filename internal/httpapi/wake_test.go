@@ -11,7 +11,9 @@ import (
 
 // TestWorkersWakeAcrossInstances: a job submitted on one instance is
 // claimed at once by another instance's idle workers, woken by PostgreSQL
-// NOTIFY, though they poll only once a minute.
+// NOTIFY, though they poll only once a minute. The job is submitted once
+// every worker of two has made its first look and gone idle, so only a
+// wake can bring it.
 func TestWorkersWakeAcrossInstances(t *testing.T) {
 	engines := apptest.Engines(t)
 	if len(engines) < 2 {
@@ -26,7 +28,11 @@ func TestWorkersWakeAcrossInstances(t *testing.T) {
 	done := make(chan struct{})
 	go func() { _ = two.RunWorkers(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	time.Sleep(300 * time.Millisecond) // two's workers looked once and are idle now
+	for deadline := time.Now().Add(30 * time.Second); two.Pool.Idle() < two.Config.Workers; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of two's %d workers went idle within 30 s", two.Pool.Idle(), two.Config.Workers)
+		}
+	}
 
 	start := time.Now()
 	id := submitJob(t, one, key, "upscale")

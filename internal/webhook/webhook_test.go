@@ -273,7 +273,10 @@ func TestSurvivesRestart(t *testing.T) {
 }
 
 // TestSendersNeverDouble: two processes' senders (four each) drain one
-// outbox; every message arrives exactly once.
+// outbox; every message arrives exactly once, and each delivery was
+// claimed once. The count is taken once the store says every delivery is
+// delivered, the senders have stopped and the receiver has finished every
+// request it got, so a double cannot arrive after it.
 func TestSendersNeverDouble(t *testing.T) {
 	r := newReceiver(t)
 	f, s1 := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
@@ -289,13 +292,18 @@ func TestSendersNeverDouble(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s1.Run(ctx) })
 	wg.Go(func() { _ = s2.Run(ctx) })
-	deadline := time.Now().Add(30 * time.Second)
-	for len(r.received()) < n && time.Now().Before(deadline) {
+	delivered := func() (k int) {
+		if err := f.db.QueryTest(context.Background(), `SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'delivered'`, &k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	for deadline := time.Now().Add(30 * time.Second); delivered() < n && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond) // a double would arrive now
 	cancel()
-	wg.Wait()
+	wg.Wait()     // no sender is sending
+	r.srv.Close() // and every request that reached the receiver has been answered
 	seen := map[string]int{}
 	for _, g := range r.received() {
 		seen[g.id]++
@@ -307,6 +315,11 @@ func TestSendersNeverDouble(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Errorf("%d messages arrived; want %d", len(seen), n)
+	}
+	var claimedTwice int
+	if err := f.db.QueryTest(context.Background(), `SELECT COUNT(*) FROM webhook_deliveries WHERE status <> 'delivered' OR attempts <> 1`,
+		&claimedTwice); err != nil || claimedTwice != 0 {
+		t.Errorf("%d deliveries not delivered on their one attempt (%v)", claimedTwice, err)
 	}
 }
 

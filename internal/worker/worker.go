@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -85,6 +86,7 @@ type Pool struct {
 	id     string
 	wake   chan struct{}
 	judged chan struct{} // a frame settled: the judge has work
+	idle   atomic.Int32  // render loops waiting for a wake or their next look
 }
 
 // New returns a pool. Call Run to start it.
@@ -151,10 +153,29 @@ func (p *Pool) Run(ctx context.Context) error {
 }
 
 func (p *Pool) loop(ctx, renderCtx context.Context, name string) {
-	poll.Loop(ctx, p.wake, p.every,
-		func() (bool, error) { return p.One(renderCtx, name) },
+	waiting := false // poll.Loop calls both functions on this goroutine
+	poll.Loop(ctx, p.wake,
+		func() time.Duration {
+			waiting = true
+			p.idle.Add(1)
+			return p.every()
+		},
+		func() (bool, error) {
+			if waiting {
+				waiting = false
+				p.idle.Add(-1)
+			}
+			return p.One(renderCtx, name)
+		},
 		func(err error) { p.log.Error("worker", "worker", name, "err", err) })
+	if waiting {
+		p.idle.Add(-1)
+	}
 }
+
+// Idle is how many of the running pool's render loops have found the
+// queue empty and wait for a wake or their next look.
+func (p *Pool) Idle() int { return int(p.idle.Load()) }
 
 // every is the idle period between looks at the queue.
 func (p *Pool) every() time.Duration { return p.opts.Poll }

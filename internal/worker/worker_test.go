@@ -442,6 +442,45 @@ func TestMaxAttempts(t *testing.T) {
 	})
 }
 
+// TestIdle: once started, every render loop looks at the queue and, finding
+// it empty, goes idle: a job queued then waits for the next look (an hour
+// here) unless the pool is woken, and a woken loop develops it and goes
+// idle again. Idle is what tests of the wake paths wait on.
+func TestIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		eng := newFakeEngine()
+		close(eng.release)
+		p := worker.New(f.db, f.blobs, eng, f.announce, f.log, worker.Options{Concurrency: 2, Poll: time.Hour})
+		ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+		done := make(chan struct{})
+		go func() { _ = p.Run(ctx); close(done) }()
+		f.settled(t)
+		if got := p.Idle(); got != 2 {
+			t.Fatalf("after the first looks %d loops are idle; want 2", got)
+		}
+		j := f.submit(t, "")
+		f.settled(t)
+		if got := f.job(t, j.ID); got.Status != job.Queued || p.Idle() != 2 {
+			t.Fatalf("unwoken: the job is %s and %d loops idle; want queued and 2", got.Status, p.Idle())
+		}
+		p.Wake()
+		if got := f.await(t, j.ID, job.Done); got.Status != job.Done {
+			t.Fatalf("woken: the job is %s; want done", got.Status)
+		}
+		f.settled(t)
+		if got := p.Idle(); got != 2 {
+			t.Errorf("after the develop %d loops are idle; want 2", got)
+		}
+		cancel()
+		<-done
+		if got := p.Idle(); got != 0 {
+			t.Errorf("after Run returned %d loops count as idle; want 0", got)
+		}
+		f.wantNoErrors(t)
+	})
+}
+
 // testLog writes the pool's log to the test's and counts its errors: a
 // case the worker expects (a lost lease, a shutdown) is not an error.
 type testLog struct {
