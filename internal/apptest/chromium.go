@@ -361,3 +361,16 @@ func (b *Browser) Errors() []string {
 	defer b.mu.Unlock()
 	return append([]string(nil), b.errs...)
 }
+
+// DropFiles drags files from the disk onto the middle of the element a
+// selector matches and drops them, as a person does from a file manager:
+// the page sees dragenter, dragover and drop with the files in its
+// DataTransfer.
+func (b *Browser) DropFiles(t testing.TB, selector string, paths ...string) {
+	t.Helper()
+	p := b.Box(t, selector).At(0.5, 0.5)
+	data := map[string]any{"items": []any{}, "files": paths, "dragOperationsMask": 1}
+	for _, kind := range []string{"dragEnter", "dragOver", "drop"} {
+		b.Call(t, "Input.dispatchDragEvent", map[string]any{"type": kind, "x": p[0], "y": p[1], "data": data}, nil)
+	}
+}

@@ -41,7 +41,16 @@ func openPage(t *testing.T, a *apptest.App, name string, width, height int, mobi
 	if dir == "" {
 		dir = t.ArtifactDir()
 	}
-	return &page{t: t, a: a, b: b, dir: dir, name: name}
+	p := &page{t: t, a: a, b: b, dir: dir, name: name}
+	t.Cleanup(func() {
+		if t.Failed() {
+			var where string
+			p.b.Eval(t, `location.href`, &where)
+			t.Logf("%s was at %s when the test failed (screenshot %s-failed.png)", name, where, name)
+			p.b.Screenshot(t, filepath.Join(dir, name+"-failed.png"))
+		}
+	})
+	return p
 }
 
 // goTo opens a console path and waits for its document.
@@ -136,4 +145,36 @@ func (p *page) check(what string) {
 		p.t.Errorf("%s: the page raised %s", what, e)
 	}
 	p.seen = len(p.b.Errors())
+}
+
+// signIn gives the browser the user's session cookie, as signing in would.
+func signIn(t *testing.T, p *page, u *apptest.User) {
+	t.Helper()
+	p.b.Call(t, "Network.setCookie", map[string]any{"name": "studio_session", "value": u.Cookie, "url": p.a.URL, "httpOnly": true}, nil)
+}
+
+// seat gives a new user a seat of the role in u's house, accepted, with
+// that house active.
+func seat(t *testing.T, a *apptest.App, u *apptest.User, role string) *apptest.User {
+	t.Helper()
+	n := a.SignUp(t, role)
+	res := a.Do(t, "POST", "/api/toolkit/org/seats/invite", u.Session(), map[string]string{"email": n.Email, "role": role})
+	if res.Status != 200 {
+		t.Fatalf("invite %s: %d %s", role, res.Status, res.Body)
+	}
+	var inv struct{ ID string }
+	res.JSON(t, &inv)
+	if res := a.Do(t, "POST", "/api/toolkit/org/seats/accept", n.Session(), map[string]string{"invitationId": inv.ID}); res.Status != 200 {
+		t.Fatalf("accept %s: %d %s", role, res.Status, res.Body)
+	}
+	return n
+}
+
+var people int
+
+// person signs up a user with a display name of any shape.
+func person(t *testing.T, a *apptest.App, name string) *apptest.User {
+	t.Helper()
+	people++
+	return a.SignUpAs(t, &apptest.User{Name: name, Email: fmt.Sprintf("person%d-%d@studio.test", people, time.Now().UnixNano()%100000), Password: "correct horse battery"})
 }

@@ -81,6 +81,9 @@ func (c *Console) routes() []route {
 		{"GET /invite", c.invite},
 		{"GET /join", c.join},
 		{"GET /billing/done", c.billingDone},
+		// The library (library.go).
+		{"GET /library", c.library},
+		{"GET /library/{id}", c.assetPage},
 	}
 }
 

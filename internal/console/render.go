@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
 
 	"studio/internal/auth"
+	"studio/internal/ts"
 	"studio/internal/webfiles"
 )
 
@@ -46,21 +48,25 @@ type pageTemplate struct{ t *template.Template }
 
 // funcs are the helpers templates use; none decides anything.
 var funcs = template.FuncMap{
-	// when renders an RFC 3339 instant as a short UTC date and time.
-	"when": func(s any) string {
-		var v string
-		switch x := s.(type) {
-		case string:
-			v = x
-		case *string:
+	// when renders an instant as a short UTC date and time.
+	"when": func(v any) string {
+		var t time.Time
+		switch x := v.(type) {
+		case ts.Time:
+			t = x.Time
+		case *ts.Time:
 			if x == nil {
 				return ""
 			}
-			v = *x
-		}
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return v
+			t = x.Time
+		case string:
+			p, err := time.Parse(time.RFC3339Nano, x)
+			if err != nil {
+				return x
+			}
+			t = p
+		default:
+			return ""
 		}
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
@@ -70,6 +76,7 @@ var funcs = template.FuncMap{
 		return string(b), err
 	},
 	"join": strings.Join,
+	"list": func(v ...any) []any { return v },
 	// dict builds a map from pairs of names and values (for json).
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -91,11 +98,20 @@ var funcs = template.FuncMap{
 		}
 		return p + "?" + q.Encode()
 	},
-	"deref": func(s *string) string {
-		if s == nil {
+	// deref renders what a pointer points at ("" for nil): optional wire
+	// fields (*string, *asset.Kind...) print as their value.
+	"deref": func(v any) string {
+		rv := reflect.ValueOf(v)
+		for rv.Kind() == reflect.Pointer {
+			if rv.IsNil() {
+				return ""
+			}
+			rv = rv.Elem()
+		}
+		if !rv.IsValid() {
 			return ""
 		}
-		return *s
+		return fmt.Sprint(rv.Interface())
 	},
 	"title": func(s string) string {
 		if s == "" {
@@ -138,7 +154,9 @@ type navItem struct {
 }
 
 // nav is the bar's navigation, one entry per part of the console.
-var nav = []navItem{}
+var nav = []navItem{
+	{Href: "/library", Label: "Library", Section: "library"},
+}
 
 // Nav is the bar's navigation.
 func (view) Nav() []navItem { return nav }

@@ -1,32 +1,52 @@
 package console
 
-// The API's answers the pages read, as far as the pages show them. Each
-// is a wire shape of SPEC §2 or DECISIONS, decoded as the API sent it.
+import (
+	"studio/internal/asset"
+	"studio/internal/job"
+	"studio/internal/judge"
+	"studio/internal/share"
+)
+
+// The API's answers the pages read. Each decodes into the domain's own
+// wire type; only the envelopes the API wraps them in are written here.
 
 // runsBody is GET /api/toolkit/develops.
 type runsBody struct {
-	Runs []run `json:"runs"`
+	Runs []job.Run `json:"runs"`
 }
 
-// run is a develop run (SPEC §2 Develop run).
-type run struct {
-	ID     string  `json:"id"`
-	Kind   string  `json:"kind"`
-	Tool   string  `json:"tool"`
-	Title  string  `json:"title"`
-	Stage  *string `json:"stage"`
-	LookID *string `json:"lookId"`
-	State  string  `json:"state"`
-	Counts struct {
-		Total     int `json:"total"`
-		Done      int `json:"done"`
-		Failed    int `json:"failed"`
-		Cancelled int `json:"cancelled"`
-		Active    int `json:"active"`
-	} `json:"counts"`
-	CreatedAt    string   `json:"createdAt"`
-	FinishedAt   *string  `json:"finishedAt"`
-	ThumbAssetID *string  `json:"thumbAssetId"`
-	JobIDs       []string `json:"jobIds"`
-	AgainCost    *int64   `json:"againCost"`
+// jobsBody is GET /api/toolkit/jobs.
+type jobsBody struct {
+	Jobs []job.Job `json:"jobs"`
+}
+
+// assetsBody is GET /api/toolkit/assets.
+type assetsBody struct {
+	Assets []asset.Asset `json:"assets"`
+}
+
+// foldersBody is GET /api/toolkit/folders.
+type foldersBody struct {
+	Folders []asset.Folder `json:"folders"`
+}
+
+// verdictsBody is GET /api/toolkit/judge/verdicts.
+type verdictsBody struct {
+	Verdicts []judge.Verdict `json:"verdicts"`
+}
+
+// marksBody is GET /api/toolkit/share-marks.
+type marksBody struct {
+	Marks []share.Mark `json:"marks"`
+}
+
+// searchBody is GET /api/toolkit/search.
+type searchBody struct {
+	Results []struct {
+		ID       string  `json:"id"`
+		Kind     string  `json:"kind"`
+		Title    string  `json:"title"`
+		Meta     *string `json:"meta"`
+		ThumbURL *string `json:"thumbUrl"`
+	} `json:"results"`
 }

@@ -95,10 +95,11 @@ export function fill(target, data) {
 }
 
 // then does what an element's data-then asks once the API accepted:
-// reload, go:/path/{field} (fields of the answer), or show:#id (fill and
-// reveal a panel, e.g. a secret shown once).
+// reload, stay, go:/path/{field} (fields of the answer), show:#id (fill
+// and reveal a panel, e.g. a secret shown once) or event:name.
 function then(el, data) {
   const how = el.dataset.then || "reload";
+  if (how === "stay") return;
   if (how === "reload") return location.reload();
   if (how.startsWith("go:")) {
     return location.assign(how.slice(3).replace(/\{([\w.]+)\}/g, (_, k) => encodeURIComponent(dig(data, k) ?? "")));
@@ -114,7 +115,7 @@ function then(el, data) {
 
 function msgFor(el) {
   if (el.dataset.msg) return document.querySelector(el.dataset.msg);
-  return el.querySelector?.("[data-msg]") || el.closest("form,[data-msgs]")?.querySelector("[data-msg]");
+  return el.querySelector?.("[data-msg]") || el.closest("[data-msgs]")?.querySelector("[data-msg]");
 }
 
 function route(el) {
