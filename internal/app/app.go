@@ -297,7 +297,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 func mount(api *httpapi.Server, accounts *account.Service, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", api)
-	console.New(console.Options{API: api, Operator: accounts.PlatformAdmin, Log: log,
+	has := func(method, path string) bool {
+		r, err := http.NewRequest(method, path, nil)
+		return err == nil && api.Match(r) != ""
+	}
+	console.New(console.Options{API: api, Operator: accounts.PlatformAdmin, Log: log, Has: has,
 		Observe: func(h http.Handler) http.Handler { return httpapi.Observe(log, h) }}).Mount(mux)
 	return mux
 }

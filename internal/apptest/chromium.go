@@ -181,7 +181,8 @@ func (b *Browser) call(method string, params, out any) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A minute: on a loaded machine a screenshot can wait long for a frame.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := b.conn.Write(ctx, websocket.MessageText, data); err != nil {
 		return err

@@ -109,6 +109,7 @@ func (p *page) waitText(selector, want string) {
 // shot keeps a screenshot of the page, numbered in the story's order.
 func (p *page) shot(name string) {
 	p.t.Helper()
+	p.ready()
 	p.n++
 	p.b.Screenshot(p.t, filepath.Join(p.dir, fmt.Sprintf("%s-%02d-%s.png", p.name, p.n, name)))
 }
@@ -177,4 +178,18 @@ func person(t *testing.T, a *apptest.App, name string) *apptest.User {
 	t.Helper()
 	people++
 	return a.SignUpAs(t, &apptest.User{Name: name, Email: fmt.Sprintf("person%d-%d@studio.test", people, time.Now().UnixNano()%100000), Password: "correct horse battery"})
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -30,6 +30,9 @@ type Options struct {
 	// one log line, a panic turned into a 500 (httpapi.Observe).
 	Observe func(http.Handler) http.Handler
 	Log     *slog.Logger
+	// Has reports whether the API serves a method and path (a route
+	// another part of the service may add later, such as preflight).
+	Has func(method, path string) bool
 	// Calls, when set, is told of every API request a page makes in
 	// process (tests check each is a route of the API).
 	Calls func(*http.Request)
@@ -42,17 +45,21 @@ type Console struct {
 	observe  func(http.Handler) http.Handler
 	log      *slog.Logger
 	calls    func(*http.Request)
+	has      func(method, path string) bool
 	pages    map[string]*pageTemplate
 }
 
 // New builds the console and parses its templates.
 func New(opts Options) *Console {
-	c := &Console{api: opts.API, operator: opts.Operator, observe: opts.Observe, log: opts.Log, calls: opts.Calls}
+	c := &Console{api: opts.API, operator: opts.Operator, observe: opts.Observe, log: opts.Log, calls: opts.Calls, has: opts.Has}
 	if c.operator == nil {
 		c.operator = func(string) bool { return false }
 	}
 	if c.observe == nil {
 		c.observe = func(h http.Handler) http.Handler { return h }
+	}
+	if c.has == nil {
+		c.has = func(string, string) bool { return false }
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -84,6 +91,9 @@ func (c *Console) routes() []route {
 		// The library (library.go).
 		{"GET /library", c.library},
 		{"GET /library/{id}", c.assetPage},
+		// Develop (develop.go).
+		{"GET /develop", c.develop},
+		{"GET /develop/runs", c.runs},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,7 @@ var funcs = template.FuncMap{
 	},
 	"join": strings.Join,
 	"list": func(v ...any) []any { return v },
+	"has":  func(list []string, v string) bool { return slices.Contains(list, v) },
 	// dict builds a map from pairs of names and values (for json).
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -156,6 +158,7 @@ type navItem struct {
 // nav is the bar's navigation, one entry per part of the console.
 var nav = []navItem{
 	{Href: "/library", Label: "Library", Section: "library"},
+	{Href: "/develop", Label: "Develop", Section: "develop"},
 }
 
 // Nav is the bar's navigation.

@@ -219,7 +219,7 @@ function connect() {
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/toolkit/jobs/ws");
   socket.addEventListener("open", async () => {
     retry = 1000;
-    if (lastSeq > 0) {
+    if (lastSeq > 0) { // what changed while the socket was closed (or before it opened)
       const res = await api("GET", "/api/toolkit/jobs?since=" + lastSeq);
       if (res.ok) for (const job of res.data.jobs) deliver({ type: "job", job });
     }
@@ -248,8 +248,11 @@ export function follow(fn, since) {
 // Elements that show a job (data-job="<id>") follow it: their
 // [data-job-status] says its state; data-reload reloads the page once
 // the job has settled, so the server shows the result.
+// data-seq is the job's eventSeq when the page was rendered: a change the
+// socket carried before it opened is read back from there.
 const shown = document.querySelectorAll("[data-job]");
 if (shown.length) {
+  const seqs = [...shown].map((el) => Number(el.dataset.seq || 0)).filter((n) => n > 0);
   follow((msg) => {
     if (msg.type !== "job") return;
     for (const el of document.querySelectorAll(`[data-job="${msg.job.id}"]`)) {
@@ -259,5 +262,5 @@ if (shown.length) {
       if ("reload" in el.dataset && ["done", "failed", "cancelled"].includes(msg.job.status)) setTimeout(() => location.reload(), 300);
     }
     if (["done", "failed", "cancelled"].includes(msg.job.status)) refreshBalance();
-  });
+  }, seqs.length ? Math.min(...seqs) : 0);
 }

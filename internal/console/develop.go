@@ -1,0 +1,155 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"studio/internal/asset"
+	"studio/internal/job"
+	"studio/internal/judge"
+	"studio/internal/ledger"
+)
+
+// Develop: pick a tool from the catalog, give it inputs and options, see
+// the preflight answer, submit, follow the job live, answer the result.
+
+// toolRow is one tool the submit route takes, as the catalog prices it.
+type toolRow struct {
+	job.CatalogTool
+	Required, Optional []string // its input roles (job.Roles)
+}
+
+// roleField is one input role of the chosen tool on the form.
+type roleField struct {
+	Name       string
+	Required   bool
+	Repeatable bool     // several inputs (garments)
+	Chosen     []string // asset ids the address names
+	Choices    []asset.Asset
+}
+
+// developData is what the develop page shows.
+type developData struct {
+	Tools     []toolRow
+	Tool      *toolRow
+	Roles     []roleField
+	Options   []job.OptionSpec
+	Tiers     []ledger.Tier
+	Quality   string
+	Preflight bool // the API answers POST /api/toolkit/ai/preflight
+	Job       *job.Job
+	Verdict   *judge.Verdict
+	Query     url.Values
+}
+
+// Price is the tool's price at a tier.
+func (t toolRow) Price(tier ledger.Tier) int64 { return t.Prices.At(tier) }
+
+// Again is this page's address showing another job: the placeholder
+// names the field of the API's answer that holds its id.
+func (d developData) Again(placeholder string) string {
+	q := url.Values{}
+	for k, v := range d.Query {
+		if k != "job" {
+			q[k] = v
+		}
+	}
+	if len(q) == 0 {
+		return "/develop?job=" + placeholder
+	}
+	return "/develop?" + q.Encode() + "&job=" + placeholder
+}
+
+// develop is GET /develop: ?tool= the tool chosen, ?<role>=<asset id> its
+// inputs, ?quality=, ?job= a develop to show beside them.
+func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	d := developData{Tiers: ledger.Tiers, Quality: q.Get("quality"), Query: q,
+		Preflight: c.has(http.MethodPost, "/api/toolkit/ai/preflight")}
+	if d.Quality == "" {
+		d.Quality = string(ledger.Tier1K)
+	}
+	var cat job.Catalog
+	if err := c.get(w, r, "/api/toolkit/ai/billing/catalog", &cat); err != nil {
+		return err
+	}
+	for _, t := range cat.Tools {
+		roles, ok := job.Roles[t.Tool]
+		if !ok {
+			continue // priced, but not a tool the submit route takes (look frames)
+		}
+		d.Tools = append(d.Tools, toolRow{CatalogTool: t, Required: roles.Required, Optional: roles.Optional})
+	}
+	for i := range d.Tools {
+		if d.Tools[i].Tool == q.Get("tool") {
+			d.Tool = &d.Tools[i]
+		}
+	}
+	if d.Tool != nil {
+		var as assetsBody
+		if err := c.get(w, r, "/api/toolkit/assets", &as); err != nil {
+			return err
+		}
+		for _, name := range slices.Concat(d.Tool.Required, d.Tool.Optional) {
+			d.Roles = append(d.Roles, roleField{Name: name, Required: slices.Contains(d.Tool.Required, name),
+				Repeatable: job.Repeatable[name] > 1, Chosen: q[name], Choices: as.Assets})
+		}
+		for _, o := range d.Tool.Options {
+			if o.Name != "runId" { // a grouping the console does not offer
+				d.Options = append(d.Options, o)
+			}
+		}
+	}
+	if id := q.Get("job"); id != "" {
+		if err := c.findJob(w, r, id, &d); err != nil {
+			return err
+		}
+	}
+	title := "Develop"
+	if d.Tool != nil {
+		title = "Develop: " + d.Tool.Tool
+	}
+	return c.render(w, http.StatusOK, "develop", view{Title: title, Section: "develop", Me: me, Data: d, Script: "develop.js"})
+}
+
+// findJob reads a job of the house and its verdict.
+func (c *Console) findJob(w http.ResponseWriter, r *http.Request, id string, d *developData) error {
+	var js jobsBody
+	if err := c.get(w, r, "/api/toolkit/jobs?since=0", &js); err != nil {
+		return err
+	}
+	for i := range js.Jobs {
+		if js.Jobs[i].ID == id {
+			d.Job = &js.Jobs[i]
+		}
+	}
+	if d.Job == nil || d.Job.Status != job.Done {
+		return nil
+	}
+	var vs verdictsBody
+	if err := c.get(w, r, "/api/toolkit/judge/verdicts?jobIds="+url.QueryEscape(id), &vs); err != nil {
+		return err
+	}
+	if len(vs.Verdicts) > 0 {
+		d.Verdict = &vs.Verdicts[0]
+	}
+	return nil
+}
+
+// runs is GET /develop/runs: the house's develop runs, newest first.
+func (c *Console) runs(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	var rs runsBody
+	if err := c.get(w, r, "/api/toolkit/develops?state=all&limit=100", &rs); err != nil {
+		return err
+	}
+	return c.render(w, http.StatusOK, "runs", view{Title: "Runs", Section: "develop", Me: me, Data: rs.Runs, Script: "develop.js"})
+}

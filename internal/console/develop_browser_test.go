@@ -1,0 +1,89 @@
+package console_test
+
+import (
+	"context"
+	"image/color"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"studio/internal/apptest"
+)
+
+// runWorkers develops queued jobs until the test ends.
+func runWorkers(t *testing.T, a *apptest.App) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = a.RunWorkers(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// uploaded puts a picture in the library through the API and returns its id.
+func uploaded(t *testing.T, a *apptest.App, u *apptest.User, path, kind string) string {
+	t.Helper()
+	res := a.Do(t, "POST", "/api/toolkit/assets/upload", u.Session(), apptest.Multipart(t,
+		apptest.Part{Name: "file", Filename: "piece.jpg", Data: readFile(t, path)}, apptest.Part{Name: "kind", Value: kind}))
+	if res.Status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	}
+	var body struct{ Asset struct{ ID string } }
+	res.JSON(t, &body)
+	return body.Asset.ID
+}
+
+// TestDevelopInBrowser: pick packshot from the catalog (its prices per
+// quality on the card), choose the garment from the library, a ground
+// colour from the declared options, 2k; the preflight answer shows the
+// price when the API has the route; submit, and the page follows the job
+// on the socket until the frame lands beside its inputs with the judge's
+// verdict; the bar's balance has moved by the price. Duplicate it and
+// take it again "warmer"; both follow the same way; the runs page lists
+// them.
+func TestDevelopInBrowser(t *testing.T) {
+	a := apptest.New(t, apptest.Engines(t)[0])
+	runWorkers(t, a)
+	u := person(t, a, "Maison Vey")
+	garment := uploaded(t, a, u, picture(t, t.TempDir(), "shirt.jpg", 700, 900, color.RGBA{190, 90, 70, 255}), "clothes")
+	p := openPage(t, a, "develop", 1280, 800, false)
+	signIn(t, p, u)
+	p.goTo("/develop")
+	p.check("the tools")
+	p.shot("tools")
+	p.b.Click(t, `a[href^="/develop?tool=packshot"]`)
+	p.waitPath("/develop?tool=packshot")
+	p.b.Click(t, `input[name="image"][value="`+garment+`"]`)
+	p.b.Eval(t, `(() => { const s = document.getElementById("opt-shadow"); if (s) { s.value = "off"; s.dispatchEvent(new Event("change", {bubbles: true})); } })()`, nil)
+	p.b.Click(t, `input[name="quality"][value="2k"]`)
+	var preflight bool
+	p.b.Eval(t, `!!document.getElementById("preflight")`, &preflight)
+	if preflight {
+		p.waitText("#preflight", "6 tokens")
+	}
+	p.check("the packshot form")
+	p.shot("form")
+	p.b.Click(t, "#submit")
+	p.waitPath("/develop?tool=packshot")
+	p.b.WaitFor(t, `!!document.querySelector("[data-job]")`, 20*time.Second, "the job panel")
+	p.shot("developing")
+	p.b.WaitFor(t, `document.querySelector("[data-job]").dataset.state === "done" && !!document.querySelector("#result .verdict")`, 60*time.Second, "the frame and its verdict")
+	p.b.WaitFor(t, `!!document.querySelector("#result img") && document.querySelector("#result img").naturalWidth > 0`, 20*time.Second, "the frame's picture")
+	p.waitText("#balance", "54") // 60 granted, 6 for a packshot at 2k
+	p.check("the result")
+	p.shot("done")
+
+	first := p.path()
+	p.b.Click(t, `button[data-api$="/duplicate"]`)
+	p.b.WaitFor(t, `location.pathname + location.search !== `+jsString(first)+` && document.readyState === "complete"`, 20*time.Second, "the duplicate's page")
+	p.b.WaitFor(t, `!!document.getElementById("direction")`, 60*time.Second, "the duplicate, landed")
+	p.typeInto("#direction", "warmer")
+	p.b.Click(t, `form[data-api="POST /api/toolkit/takes"] button`)
+	p.b.WaitFor(t, `location.search.includes("job=") && !!document.querySelector("#result .verdict") && !location.search.includes(`+jsString(strings.TrimPrefix(first, "/develop"))+`)`, 60*time.Second, "the take, landed and judged")
+	p.shot("take")
+
+	p.goTo("/develop/runs")
+	p.b.WaitFor(t, `document.querySelectorAll("tbody tr").length >= 1`, 10*time.Second, "the runs")
+	p.check("runs")
+	p.shot("runs")
+}
