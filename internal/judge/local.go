@@ -99,7 +99,6 @@ type measures struct {
 	fragments      float64 // share of a cut-out's foreground outside its largest piece (-1: not measured)
 	destW, destH   int
 	touching       string // the side a packshot's subject touches, or ""
-	notes          []string
 	backdropColour [3]float64
 }
 
