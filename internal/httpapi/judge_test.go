@@ -93,18 +93,6 @@ func judgeAll(t testing.TB, a *apptest.App) {
 	}
 }
 
-// sharpJPEG is a product on a light backdrop, large enough that an upscale
-// to 1k is a reduction: the judge finds it clean.
-func sharpJPEG(t testing.TB) []byte {
-	sharpOnce.Do(func() { sharpBytes = productJPEG(t, 1100, 1100) })
-	return sharpBytes
-}
-
-var (
-	sharpOnce  sync.Once
-	sharpBytes []byte
-)
-
 var judged = struct {
 	sync.Mutex
 	m map[string]string

@@ -48,7 +48,8 @@ type (
 		Owner     docOwner          `json:"owner"`
 		Note      string            `json:"note,omitempty"`
 		Secret    string            `json:"-"`
-		internal  int
+		//lint:ignore U1000 an unexported field the document must leave out
+		internal int
 	}
 	docThingList struct {
 		Things []docThing `json:"things"`
