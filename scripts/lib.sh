@@ -8,6 +8,8 @@
 # shellcheck disable=SC2034 # used by test.sh
 STUDIO_APT_PACKAGES=(postgresql chromium make curl jq ca-certificates)
 VERSITYGW_VERSION=v1.8.0
+# staticcheck 2026.2.2, the release that reads Go 1.26 (scripts/test.sh runs it over the module).
+STATICCHECK_VERSION=v0.8.2
 # shellcheck disable=SC2034 # used by test.sh
 REDOCLY_VERSION=2.77.0
 S3_ACCESS_KEY=testkey
@@ -151,6 +153,20 @@ install_versitygw() {
 	mkdir -p "$bindir"
 	GOBIN=$bindir go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 	echo "$VERSITYGW_VERSION" >"$bindir/versitygw.version"
+}
+
+# --- staticcheck -------------------------------------------------------------------------------
+
+# install_staticcheck builds staticcheck into ROOT/.cache/bin once (about a minute of CPU).
+install_staticcheck() {
+	local bindir=$1/.cache/bin
+	if [[ -x $bindir/staticcheck && $(cat "$bindir/staticcheck.version" 2>/dev/null) == "$STATICCHECK_VERSION" ]]; then
+		return 0
+	fi
+	log "go install staticcheck@$STATICCHECK_VERSION"
+	mkdir -p "$bindir"
+	GOBIN=$bindir go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+	echo "$STATICCHECK_VERSION" >"$bindir/staticcheck.version"
 }
 
 # start_s3 ROOT DIR: start versitygw (posix backend in DIR/data, object metadata in a sidecar

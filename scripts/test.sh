@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test runner behind `make test` (and so CI).
 #
-#  1. install what the machine lacks: Debian postgresql, chromium, make, curl, jq; versitygw into
-#     .cache/bin (go install, once); @redocly/cli into npx's cache
+#  1. install what the machine lacks: Debian postgresql, chromium, make, curl, jq; versitygw and
+#     staticcheck into .cache/bin (go install, once); @redocly/cli into npx's cache; then run
+#     staticcheck ./... (its default checks: any finding fails the run, at the end)
 #  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
 #     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
@@ -10,8 +11,8 @@
 #     and one as each package's tests end, with their time (scripts/test-exec.sh)
 #  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
 #  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
-#  6. stop everything (also on failure or Ctrl-C) and exit non-zero if the tests, the MCP check or
-#     the lint failed; the summary lists the slowest test packages with their wall times (kept in
+#  6. stop everything (also on failure or Ctrl-C) and exit non-zero if staticcheck, the tests, the
+#     MCP check or the lint failed; the summary lists the slowest test packages with their wall times (kept in
 #     .cache/test-timings.txt)
 #
 # GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
@@ -41,7 +42,7 @@ phase_begin() {
 }
 phase_end() { # [status]
 	local dt=$(($(now_ms) - PHASE_T0)) status=${1:-ok}
-	SUMMARY+=("$(printf '%-8s %8s  %s' "$PHASE" "$(fmt_ms "$dt")" "$status")")
+	SUMMARY+=("$(printf '%-11s %8s  %s' "$PHASE" "$(fmt_ms "$dt")" "$status")")
 	log "phase $PHASE: $(fmt_ms "$dt") ($status)"
 	PHASE=
 }
@@ -77,10 +78,17 @@ trap 'exit 143' TERM
 phase_begin install
 ensure_packages "${STUDIO_APT_PACKAGES[@]}"
 install_versitygw "$ROOT"
+install_staticcheck "$ROOT"
 # Fetch the linter now, so that a missing registry fails early and the lint phase times the lint.
 REDOCLY=(npx --yes "@redocly/cli@$REDOCLY_VERSION")
 REDOCLY_TELEMETRY=off "${REDOCLY[@]}" --version >/dev/null 2>&1 || die "cannot run @redocly/cli@$REDOCLY_VERSION with npx"
 phase_end
+
+# Before the services and the tests, so a finding shows within a minute; the tests run anyway.
+phase_begin staticcheck
+staticcheck_rc=0
+"$ROOT/.cache/bin/staticcheck" ./... || staticcheck_rc=$?
+phase_end "$( ((staticcheck_rc == 0)) && echo ok || echo "FAILED, exit $staticcheck_rc")"
 
 phase_begin services
 bash scripts/lib_test.sh >&2 # start_s3 survives losing its port (a lost race failed CI once)
@@ -154,5 +162,6 @@ fi
 phase_end "$( ((lint_rc == 0)) && echo ok || echo "FAILED, exit $lint_rc")"
 
 ((test_rc == 0)) || exit "$test_rc"
+((staticcheck_rc == 0)) || exit "$staticcheck_rc"
 ((mcp_rc == 0)) || exit "$mcp_rc"
 exit "$lint_rc"
