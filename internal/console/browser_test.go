@@ -66,6 +66,13 @@ func (p *page) ready() {
 	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.querySelector("main")`, 20*time.Second, "the page")
 }
 
+// path is the page's path and query.
+func (p *page) path() string {
+	var s string
+	p.b.Eval(p.t, `location.pathname + location.search`, &s)
+	return s
+}
+
 // waitPath waits until the browser shows a path starting with prefix.
 func (p *page) waitPath(prefix string) {
 	p.t.Helper()
