@@ -105,15 +105,11 @@ func TestSupport(t *testing.T) {
 		if until := time.Until(link.ExpiresAt.Time); until < 23*time.Hour || until > 25*time.Hour {
 			t.Errorf("the link lives %v; want a day", until)
 		}
-		expired := a.Desk.Link(support.Shot{ID: link.ID, House: owner.HouseID}, time.Now().Add(-25*time.Hour))
-		base, _, _ := strings.Cut(path, "?")
+		// The link's rules (expiry, signature, screenshot) are the desk's
+		// (internal/support); here, that a refused link is 403 on the wire.
 		refused := map[string]string{
-			"expired":             shotPath(t, a, expired.URL),
-			"tampered":            strings.Replace(path, "&s=", "&s=x", 1),
-			"no signature":        base + "?o=" + owner.HouseID + "&e=" + "99999999999",
-			"another house":       strings.Replace(path, "o="+owner.HouseID, "o="+other.HouseID, 1),
-			"another screenshot":  strings.Replace(path, link.ID, uuid.Must(uuid.NewV7()).String(), 1),
-			"expiry pushed later": strings.Replace(path, "&e=", "&e=9", 1),
+			"tampered":      strings.Replace(path, "&s=", "&s=x", 1),
+			"another house": strings.Replace(path, "o="+owner.HouseID, "o="+other.HouseID, 1),
 		}
 		for name, p := range refused {
 			if res := a.Do(t, "GET", p, apptest.Anonymous, nil); res.Status != 403 || res.Code != "BAD_LINK" {
@@ -193,7 +189,6 @@ func TestSupport(t *testing.T) {
 			status int
 			code   string
 		}{
-			"no subject":              {map[string]any{"body": "A body long enough to be a few words."}, 400, "SUPPORT_DETAIL_NEEDED"},
 			"a body too short":        {ticketBody("Help", "Broken."), 400, "SUPPORT_DETAIL_NEEDED"},
 			"a bad topic":             {map[string]any{"subject": "Help", "body": "A body long enough to be a few words.", "topic": "gossip"}, 400, "BAD_BODY"},
 			"a foreign screenshot":    {map[string]any{"subject": "Help", "body": "A body long enough to be a few words.", "screenshots": []string{"https://x.example/a.png"}}, 400, "BAD_BODY"},
@@ -229,13 +224,11 @@ func TestSupport(t *testing.T) {
 			status int
 			code   string
 		}{
-			"no secret":      {"", esc, 401, "UNAUTHORIZED"},
-			"a wrong secret": {"bridge-secreT", esc, 401, "UNAUTHORIZED"},
-			"a bad reason":   {"bridge-secret", map[string]any{"reason": "bored", "sessionId": "s"}, 400, "BAD_REASON"},
-			"no session":     {"bridge-secret", map[string]any{"reason": "handoff"}, 400, "BAD_BODY"},
-			"broken json":    {"bridge-secret", "{", 400, "BAD_JSON"},
-			"not an object":  {"bridge-secret", "[]", 400, "BAD_BODY"},
-			"too large":      {"bridge-secret", `{"x":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "BODY_TOO_LARGE"},
+			"no secret":     {"", esc, 401, "UNAUTHORIZED"},
+			"a bad reason":  {"bridge-secret", map[string]any{"reason": "bored", "sessionId": "s"}, 400, "BAD_REASON"},
+			"broken json":   {"bridge-secret", "{", 400, "BAD_JSON"},
+			"not an object": {"bridge-secret", "[]", 400, "BAD_BODY"},
+			"too large":     {"bridge-secret", `{"x":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "BODY_TOO_LARGE"},
 		} {
 			if res := bridge(tc.secret, tc.body); res.Status != tc.status || res.Code != tc.code {
 				t.Errorf("escalation %s: %d %s; want %d %s", name, res.Status, res.Body, tc.status, tc.code)
