@@ -326,18 +326,3 @@ func TestAdminCodes(t *testing.T) {
 
 // CodesBodyT is the codes list as the tests read it.
 type CodesBodyT struct{ Codes []invite.Code }
-
-func TestNormalize(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                             "(no error text)",
-		"  decode   image 3 of 4\n":    "decode image <n> of <n>",
-		"mail to a.b@c.example: 550":   "mail to <email>: <n>",
-		"sha 0123456789abcdef0123 off": "sha <hex> off",
-		strings.Repeat("é", 300):       strings.Repeat("é", 200),
-		"job 0193f3a4-1b2c-7d8e-9f00-aabbccddeeff": "job <id>",
-	} {
-		if got := ops.Normalize(in); got != want {
-			t.Errorf("Normalize(%q) = %q; want %q", in, got, want)
-		}
-	}
-}
