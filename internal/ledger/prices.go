@@ -109,6 +109,14 @@ type PlanOffer struct {
 	RolloverMultiple int64    `json:"rolloverMultiple" description:"Unspent plan tokens carry over up to this multiple of monthlyTokens."`
 }
 
+// PeriodGrant is what a paid period of the plan grants, given live, the
+// house's unreserved plan tokens still live when it is paid: unspent plan
+// tokens carry over up to RolloverMultiple months' worth, so the grant tops
+// them up to that cap, and never grants more than one month.
+func (o PlanOffer) PeriodGrant(live int64) int64 {
+	return min(o.MonthlyTokens, max(0, o.RolloverMultiple*o.MonthlyTokens-live))
+}
+
 // TopUpPack is a pack of tokens sold once; its tokens never expire.
 type TopUpPack struct {
 	Tokens   int64 `json:"tokens"`

@@ -271,13 +271,11 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 			string(tier), now, end.UnixMilli(), provider, nullStr(ev.SubscriptionID), now, house); err != nil {
 			return billing.Outcome{}, err
 		}
-		// Unspent plan tokens carry over up to the rollover multiple: the
-		// grant tops the live plan tokens up to that cap, at most a month's.
-		var live int64
+		var live int64 // the plan's tokens still live: the period's grant tops them up (ledger.PlanOffer.PeriodGrant)
 		if err := tx.QueryRow(ctx, qLivePlanTokens, house, now, house, house, ledger.SourcePlan).Scan(&live); err != nil {
 			return billing.Outcome{}, err
 		}
-		tokens = min(o.MonthlyTokens, max(0, o.RolloverMultiple*o.MonthlyTokens-live))
+		tokens = o.PeriodGrant(live)
 		credit = ledger.NewGrant(tokens, ledger.SourcePlan, nil)
 		credit.Reference, credit.Reason = reference, "Plan "+o.Name
 	}
