@@ -18,25 +18,42 @@ import (
 )
 
 // referralRewardTx writes the host's reward for the paying house's first
-// subscription: when the house's founder joined through another user's
-// referral code and that user has a personal house. Once per invitation
-// (a later subscription, or a replay, writes nothing).
+// subscription, when invite.RewardFor grants one: it reads how the house's
+// founder came in through invite codes (oldest first), each with the
+// code's owner and that owner's personal house. Once per invitation (a
+// later subscription, or a replay, writes nothing).
 func (db *DB) referralRewardTx(ctx context.Context, tx *Tx, house, entitlementID string, now int64) error {
-	var invitation, host, hostHouse string
-	err := tx.QueryRow(ctx, `SELECT i.id, c.owner_user_id, h.id FROM organizations o
-		JOIN invitations i ON i.user_id = o.founder_user_id AND i.kind = 'code'
-		JOIN invite_codes c ON c.id = i.code_id AND c.owner_user_id IS NOT NULL AND c.owner_user_id <> o.founder_user_id
-		JOIN organizations h ON h.founder_user_id = c.owner_user_id AND h.personal = 1
-		WHERE o.id = ? ORDER BY i.created_at LIMIT 1`, house).Scan(&invitation, &host, &hostHouse)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	} else if err != nil {
+	var founder string
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(founder_user_id, '') FROM organizations WHERE id = ?`, house).Scan(&founder); err != nil || founder == "" {
 		return err
 	}
-	due := time.UnixMilli(now).Add(invite.ReferralHoldDays * 24 * time.Hour).UnixMilli()
+	rows, err := tx.Query(ctx, `SELECT i.id, COALESCE(c.owner_user_id, ''), COALESCE(h.id, '') FROM invitations i
+		JOIN invite_codes c ON c.id = i.code_id
+		LEFT JOIN organizations h ON h.founder_user_id = c.owner_user_id AND h.personal = 1
+		WHERE i.user_id = ? AND i.kind = 'code' ORDER BY i.created_at, i.id`, founder)
+	if err != nil {
+		return err
+	}
+	var arrivals []invite.Arrival
+	for rows.Next() {
+		var a invite.Arrival
+		if err := rows.Scan(&a.InvitationID, &a.CodeOwner, &a.HostHouseID); err != nil {
+			rows.Close()
+			return err
+		}
+		arrivals = append(arrivals, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	r, ok := invite.RewardFor(founder, arrivals, time.UnixMilli(now))
+	if !ok {
+		return nil
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO referral_rewards (id, organization_id, host_user_id, invitation_id, guest_organization_id,
 		entitlement_id, tokens, due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (invitation_id) DO NOTHING`,
-		uuid.Must(uuid.NewV7()).String(), hostHouse, host, invitation, house, entitlementID, invite.ReferralHostTokens, due, now)
+		uuid.Must(uuid.NewV7()).String(), r.HostHouseID, r.HostUserID, r.InvitationID, house, entitlementID, r.Tokens, r.DueAt.UnixMilli(), now)
 	return err
 }
 
