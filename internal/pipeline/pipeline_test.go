@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"slices"
 	"testing"
 
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/ts"
 )
 
 func TestCheck(t *testing.T) {
@@ -69,5 +71,61 @@ func TestView(t *testing.T) {
 	}
 	if a := r.Assets[2]; a.State != "done" || *a.ResultAssetID != "z" || *a.ResultURL != "u/z" {
 		t.Errorf("asset c %+v", a)
+	}
+}
+
+// TestAfter: what follows a settled develop, for each way it settled.
+func TestAfter(t *testing.T) {
+	steps := []Step{{Tool: "upscale"}, {Tool: "iron"}, {Tool: "packshot"}}
+	frames := func(states ...FrameState) []Frame { // asset 0's steps in these states; asset 1 waits at every step
+		var out []Frame
+		for i, st := range states {
+			out = append(out, Frame{AssetIndex: 0, Step: i, State: st, JobID: "a" + string(rune('0'+i))})
+		}
+		for i := range states {
+			out = append(out, Frame{AssetIndex: 1, Step: i, State: Waiting, JobID: "b" + string(rune('0'+i))})
+		}
+		return out
+	}
+	cancelled := ts.Milli(1)
+	ids := func(fs []Frame) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.JobID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		frames    []Frame
+		cancelled *ts.Time
+		step      int
+		status    job.Status
+		start     string   // the frame started, "" for none
+		drop      []string // the frames released
+		err       bool
+	}{
+		{"the first step landed: the second starts", frames(Started, Waiting, Waiting), nil, 0, job.Done, "a1", nil, false},
+		{"the middle step landed: the last starts", frames(Started, Started, Waiting), nil, 1, job.Done, "a2", nil, false},
+		{"the last step landed: nothing follows", frames(Started, Started, Started), nil, 2, job.Done, "", nil, false},
+		{"a step failed: the asset's later steps are released", frames(Started, Waiting, Waiting), nil, 0, job.Failed, "", []string{"a1", "a2"}, false},
+		{"a step was cancelled: the same", frames(Started, Started, Waiting), nil, 1, job.Cancelled, "", []string{"a2"}, false},
+		{"a landed step of a cancelled run: released", frames(Started, Waiting, Waiting), &cancelled, 0, job.Done, "", []string{"a1", "a2"}, false},
+		{"later steps already dropped: nothing", frames(Started, Dropped, Dropped), nil, 0, job.Failed, "", nil, false},
+		{"the step after is not the one waiting: an error", frames(Started, Started, Waiting), nil, 0, job.Done, "", nil, true},
+	} {
+		rec := Record{ID: "r", Steps: steps, AssetIDs: []string{"x", "y"}, Frames: tc.frames, CancelledAt: tc.cancelled}
+		adv, err := After(rec, 0, tc.step, tc.status)
+		if (err != nil) != tc.err {
+			t.Errorf("%s: error %v; want one: %v", tc.name, err, tc.err)
+			continue
+		}
+		start := ""
+		if adv.Start != nil {
+			start = adv.Start.JobID
+		}
+		if start != tc.start || !slices.Equal(ids(adv.Drop), tc.drop) {
+			t.Errorf("%s: start %q, drop %v; want %q, %v", tc.name, start, ids(adv.Drop), tc.start, tc.drop)
+		}
 	}
 }

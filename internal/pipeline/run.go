@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 
 	"studio/internal/job"
@@ -51,6 +52,37 @@ type Record struct {
 	CancelledAt    *ts.Time
 	CreatedAt      ts.Time
 	Frames         []Frame
+}
+
+// Advance is what follows when one of a run's develops settles.
+type Advance struct {
+	Start *Frame  // the frame whose develop is queued now, on its hold, fed the settled step's frame
+	Drop  []Frame // frames released unrun: the step did not land, or the run was cancelled
+}
+
+// After decides how the run moves on once the develop of step of the
+// asset at index settled with status. Only the asset's later frames still
+// waiting are concerned (none: nothing follows). A step that landed, in a
+// run not cancelled, starts the step after it; one that failed or was
+// cancelled, or any step of a cancelled run, releases them all. A landed
+// step whose next waiting frame is not the step right after it is an
+// inconsistent run: an error, and nothing moves.
+func After(rec Record, index, step int, status job.Status) (Advance, error) {
+	var later []Frame
+	for _, f := range rec.Frames {
+		if f.AssetIndex == index && f.Step > step && f.State == Waiting {
+			later = append(later, f)
+		}
+	}
+	switch {
+	case len(later) == 0:
+		return Advance{}, nil
+	case status != job.Done || rec.CancelledAt != nil:
+		return Advance{Drop: later}, nil
+	case later[0].Step != step+1:
+		return Advance{}, fmt.Errorf("pipeline run %s asset %d: step %d landed but step %d waits", rec.ID, index, step, later[0].Step)
+	}
+	return Advance{Start: &later[0]}, nil
 }
 
 // NextJob is the develop of frame f (a step after the first) fed with

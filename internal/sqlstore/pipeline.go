@@ -434,10 +434,10 @@ func (db *DB) dropFrameTx(ctx context.Context, tx *Tx, house, run string, f pipe
 }
 
 // advancePipelineTx moves a pipeline on after one of its develops settled
-// in tx (j is the develop as it now stands): a landed step queues the
-// asset's next step on the hold taken for it and returns that develop; a
-// failed or cancelled step releases the asset's later steps. A develop of
-// no pipeline changes nothing.
+// in tx (j is the develop as it now stands), as pipeline.After decides: it
+// releases the frames dropped, and queues the frame started on the hold
+// taken for it and returns that develop. A develop of no pipeline changes
+// nothing.
 func (db *DB) advancePipelineTx(ctx context.Context, tx *Tx, j job.Job) ([]job.Job, error) {
 	var run string
 	var index, step int
@@ -453,27 +453,19 @@ func (db *DB) advancePipelineTx(ctx context.Context, tx *Tx, j job.Job) ([]job.J
 	if err != nil {
 		return nil, err
 	}
-	var later []pipeline.Frame
-	for _, f := range rec.Frames {
-		if f.AssetIndex == index && f.Step > step && f.State == pipeline.Waiting {
-			later = append(later, f)
+	adv, err := pipeline.After(rec, index, step, j.Status)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range adv.Drop {
+		if err := db.dropFrameTx(ctx, tx, j.HouseID, run, f); err != nil {
+			return nil, err
 		}
 	}
-	if len(later) == 0 {
+	if adv.Start == nil {
 		return nil, nil
 	}
-	if j.Status != job.Done || rec.CancelledAt != nil {
-		for _, f := range later {
-			if err := db.dropFrameTx(ctx, tx, j.HouseID, run, f); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}
-	next := later[0]
-	if next.Step != step+1 {
-		return nil, fmt.Errorf("pipeline run %s asset %d: step %d landed but step %d waits", run, index, step, next.Step)
-	}
+	next := *adv.Start
 	nj := pipeline.NextJob(rec, next, j.ResultAssetID, ts.Of(db.now()))
 	seq, err := nextSeq(ctx, tx, j.HouseID)
 	if err != nil {
