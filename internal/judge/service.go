@@ -29,6 +29,12 @@ type Task struct {
 	Attempts int // claims so far, this one included
 }
 
+// Judges reports whether a frame that landed with this media type waits
+// for a verdict: a still picture does; a video (lookbook-video) does not,
+// the judge reads pictures only. The transaction that lands a frame raises
+// its task when it does, so every judged frame gets its verdict, once.
+func Judges(mime string) bool { return strings.HasPrefix(mime, "image/") }
+
 // Store is what the judge needs from persistence.
 type Store interface {
 	// Verdict returns the verdict of the house's job, with its answer.

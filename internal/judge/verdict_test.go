@@ -70,3 +70,15 @@ func TestWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestJudges: a landed still waits for its verdict; a video does not.
+func TestJudges(t *testing.T) {
+	for mime, want := range map[string]bool{
+		"image/png": true, "image/jpeg": true, "image/webp": true,
+		"video/mp4": false, "application/octet-stream": false, "": false,
+	} {
+		if got := Judges(mime); got != want {
+			t.Errorf("Judges(%q) = %v; want %v", mime, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"studio/internal/asset"
 	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/judge"
 	"studio/internal/ledger"
 	"studio/internal/ts"
 	"studio/internal/webhook"
@@ -382,7 +383,7 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 		if chained, err = db.advancePipelineTx(ctx, tx, done); err != nil {
 			return err
 		}
-		if strings.HasPrefix(f.Mime, "image/") { // a frame, not a video: the judge reads it next
+		if judge.Judges(f.Mime) {
 			if err := enqueueJudging(ctx, tx, j.HouseID, j.ID, db.nowMs()); err != nil {
 				return err
 			}

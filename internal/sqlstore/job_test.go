@@ -56,6 +56,17 @@ func frame(j job.Job) job.Frame {
 		Mime: "image/png", Width: 4, Height: 3, Size: 10, SHA256: "00ff"}
 }
 
+// judgeTasks counts the judging tasks raised for a job of the house.
+func judgeTasks(t *testing.T, db *DB, house, jobID string) int {
+	t.Helper()
+	var n int
+	if err := db.read().QueryRow(context.Background(), `SELECT COUNT(*) FROM judge_tasks WHERE organization_id = ? AND job_id = ?`,
+		house, jobID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestJobStoreLifecycle(t *testing.T) {
 	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
 		ctx := context.Background()
@@ -179,6 +190,9 @@ func TestJobStoreLifecycle(t *testing.T) {
 		if st, _ := holdOf(t, db, house, a.ID); st != ledger.Posted {
 			t.Errorf("hold of a done job is %s", st)
 		}
+		if n := judgeTasks(t, db, house, a.ID); n != 1 {
+			t.Errorf("a landed picture has %d judging tasks; want 1", n)
+		}
 		if _, err := db.Finish(ctx, a, "w1", frame(a)); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("a second finish: %v", err)
 		}
@@ -248,8 +262,13 @@ func TestJobStoreLifecycle(t *testing.T) {
 		if err != nil || !ok || ob.ID != other.ID || ob.HouseID != houseB {
 			t.Fatalf("claim of house B's job: %+v %v %v", ob, ok, err)
 		}
-		if _, err := db.Finish(ctx, ob, "w1", frame(ob)); err != nil {
+		video := frame(ob) // a video lands; the judge reads pictures only (judge.Judges)
+		video.Mime = "video/mp4"
+		if _, err := db.Finish(ctx, ob, "w1", video); err != nil {
 			t.Fatalf("finish in house B: %v", err)
+		}
+		if n := judgeTasks(t, db, houseB, ob.ID); n != 0 {
+			t.Errorf("a landed video has %d judging tasks; want none", n)
 		}
 		if st, _ := holdOf(t, db, houseB, other.ID); st != ledger.Posted {
 			t.Errorf("house B's hold is %s", st)
