@@ -42,15 +42,64 @@ func openPage(t *testing.T, a *apptest.App, name string, width, height int, mobi
 		dir = t.ArtifactDir()
 	}
 	p := &page{t: t, a: a, b: b, dir: dir, name: name}
+	b.Call(t, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": recordCalls}, nil)
 	t.Cleanup(func() {
 		if t.Failed() {
 			var where string
 			p.b.Eval(t, `location.href`, &where)
 			t.Logf("%s was at %s when the test failed (screenshot %s-failed.png)", name, where, name)
+			for _, c := range p.calls() {
+				t.Logf("the page called %s %s: %d %s", c.Method, c.URL, c.Status, c.Body)
+			}
 			p.b.Screenshot(t, filepath.Join(dir, name+"-failed.png"))
 		}
 	})
 	return p
+}
+
+// recordCalls runs before each document's own scripts: it keeps every
+// request the page's scripts make (fetch, XMLHttpRequest, WebSocket) with
+// its answer's status, and a refusal's body, in the tab's sessionStorage,
+// so a test can check each is a route of the API.
+const recordCalls = `(() => {
+  const log = (e) => {
+    const a = JSON.parse(sessionStorage.getItem("__calls") || "[]");
+    a.push(e);
+    sessionStorage.setItem("__calls", JSON.stringify(a));
+  };
+  const f = window.fetch;
+  window.fetch = async (input, init) => {
+    const method = (init && init.method) || "GET";
+    const url = typeof input === "string" ? input : input.url;
+    const res = await f(input, init);
+    let body = "";
+    if (!res.ok) { try { body = (await res.clone().text()).slice(0, 300); } catch (e) {} }
+    log({method, url, status: res.status, body});
+    return res;
+  };
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (m, u) {
+    this.addEventListener("loadend", () => log({method: m, url: u, status: this.status, body: this.status >= 400 ? String(this.responseText).slice(0, 300) : ""}));
+    return open.apply(this, arguments);
+  };
+  document.addEventListener("click", (e) => log({method: "CLICK", url: (e.target.outerHTML || "").slice(0, 120) + " @" + e.clientX + "," + e.clientY, status: 0, body: ""}), true);
+  document.addEventListener("submit", (e) => log({method: "SUBMIT", url: (e.target.getAttribute("data-api") || "") + " by " + ((e.submitter && e.submitter.outerHTML) || "").slice(0, 80), status: 0, body: ""}), true);
+  const WS = window.WebSocket;
+  window.WebSocket = function (u, p) { log({method: "GET", url: u, status: 101, body: ""}); return new WS(u, p); };
+  window.WebSocket.prototype = WS.prototype;
+})();`
+
+// call is a request a page's script made.
+type call struct {
+	Method, URL, Body string
+	Status            int
+}
+
+// calls returns the requests the page's scripts made so far.
+func (p *page) calls() []call {
+	var out []call
+	p.b.Eval(p.t, `JSON.parse(sessionStorage.getItem("__calls") || "[]")`, &out)
+	return out
 }
 
 // goTo opens a console path and waits for its document.
@@ -64,6 +113,25 @@ func (p *page) goTo(path string) {
 func (p *page) ready() {
 	p.t.Helper()
 	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.querySelector("main")`, 20*time.Second, "the page")
+}
+
+// click clicks an element once the page has settled: loaded, and its
+// scroll no longer moving (a reload restores the scroll position a moment
+// after the document is complete, which would move the element away).
+func (p *page) click(selector string) {
+	p.t.Helper()
+	p.ready()
+	var last float64 = -1
+	for range 40 {
+		var y float64
+		p.b.Eval(p.t, `scrollY`, &y)
+		if y == last {
+			break
+		}
+		last = y
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.b.Click(p.t, selector)
 }
 
 // path is the page's path and query.
@@ -83,7 +151,7 @@ func (p *page) waitPath(prefix string) {
 // typeInto focuses a field by clicking it and types text, as a person does.
 func (p *page) typeInto(selector, text string) {
 	p.t.Helper()
-	p.b.Click(p.t, selector)
+	p.click(selector)
 	sel, _ := json.Marshal(selector)
 	p.b.Eval(p.t, `document.querySelector(`+string(sel)+`).select?.()`, nil)
 	p.b.Type(p.t, text)

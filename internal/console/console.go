@@ -94,6 +94,11 @@ func (c *Console) routes() []route {
 		// Develop (develop.go).
 		{"GET /develop", c.develop},
 		{"GET /develop/runs", c.runs},
+		// Looks (looks.go).
+		{"GET /looks", c.looks},
+		{"GET /looks/new", c.newLook},
+		{"GET /looks/factory", c.factory},
+		{"GET /looks/{id}", c.lookPage},
 	}
 }
 

@@ -51,11 +51,11 @@ func TestDevelopInBrowser(t *testing.T) {
 	p.goTo("/develop")
 	p.check("the tools")
 	p.shot("tools")
-	p.b.Click(t, `a[href^="/develop?tool=packshot"]`)
+	p.click(`a[href^="/develop?tool=packshot"]`)
 	p.waitPath("/develop?tool=packshot")
-	p.b.Click(t, `input[name="image"][value="`+garment+`"]`)
+	p.click(`input[name="image"][value="`+garment+`"]`)
 	p.b.Eval(t, `(() => { const s = document.getElementById("opt-shadow"); if (s) { s.value = "off"; s.dispatchEvent(new Event("change", {bubbles: true})); } })()`, nil)
-	p.b.Click(t, `input[name="quality"][value="2k"]`)
+	p.click(`input[name="quality"][value="2k"]`)
 	var preflight bool
 	p.b.Eval(t, `!!document.getElementById("preflight")`, &preflight)
 	if preflight {
@@ -63,7 +63,7 @@ func TestDevelopInBrowser(t *testing.T) {
 	}
 	p.check("the packshot form")
 	p.shot("form")
-	p.b.Click(t, "#submit")
+	p.click("#submit")
 	p.waitPath("/develop?tool=packshot")
 	p.b.WaitFor(t, `!!document.querySelector("[data-job]")`, 20*time.Second, "the job panel")
 	p.shot("developing")
@@ -74,11 +74,11 @@ func TestDevelopInBrowser(t *testing.T) {
 	p.shot("done")
 
 	first := p.path()
-	p.b.Click(t, `button[data-api$="/duplicate"]`)
+	p.click(`button[data-api$="/duplicate"]`)
 	p.b.WaitFor(t, `location.pathname + location.search !== `+jsString(first)+` && document.readyState === "complete"`, 20*time.Second, "the duplicate's page")
 	p.b.WaitFor(t, `!!document.getElementById("direction")`, 60*time.Second, "the duplicate, landed")
 	p.typeInto("#direction", "warmer")
-	p.b.Click(t, `form[data-api="POST /api/toolkit/takes"] button`)
+	p.click(`form[data-api="POST /api/toolkit/takes"] button`)
 	p.b.WaitFor(t, `location.search.includes("job=") && !!document.querySelector("#result .verdict") && !location.search.includes(`+jsString(strings.TrimPrefix(first, "/develop"))+`)`, 60*time.Second, "the take, landed and judged")
 	p.shot("take")
 

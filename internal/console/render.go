@@ -159,6 +159,7 @@ type navItem struct {
 var nav = []navItem{
 	{Href: "/library", Label: "Library", Section: "library"},
 	{Href: "/develop", Label: "Develop", Section: "develop"},
+	{Href: "/looks", Label: "Looks", Section: "looks"},
 }
 
 // Nav is the bar's navigation.

@@ -208,6 +208,7 @@ const followers = new Set();
 let socket = null;
 let lastSeq = 0;
 let retry = 1000;
+let replayAll = false; // read every job back when the socket opens
 
 function deliver(msg) {
   if (msg.type === "job" && msg.job) lastSeq = Math.max(lastSeq, msg.job.eventSeq || 0);
@@ -219,7 +220,8 @@ function connect() {
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/toolkit/jobs/ws");
   socket.addEventListener("open", async () => {
     retry = 1000;
-    if (lastSeq > 0) { // what changed while the socket was closed (or before it opened)
+    if (lastSeq > 0 || replayAll) { // what changed while the socket was closed (or before it opened)
+      replayAll = false;
       const res = await api("GET", "/api/toolkit/jobs?since=" + lastSeq);
       if (res.ok) for (const job of res.data.jobs) deliver({ type: "job", job });
     }
@@ -250,9 +252,15 @@ export function follow(fn, since) {
 // the job has settled, so the server shows the result.
 // data-seq is the job's eventSeq when the page was rendered: a change the
 // socket carried before it opened is read back from there.
+// A page showing work in flight without its cursor (a look's frames) reads
+// every job's latest state once the socket is open (since=0).
 const shown = document.querySelectorAll("[data-job]");
 if (shown.length) {
   const seqs = [...shown].map((el) => Number(el.dataset.seq || 0)).filter((n) => n > 0);
+  if (document.querySelector("[data-reload]:not([data-seq])")) {
+    seqs.length = 0;
+    replayAll = true;
+  }
   follow((msg) => {
     if (msg.type !== "job") return;
     for (const el of document.querySelectorAll(`[data-job="${msg.job.id}"]`)) {
@@ -263,4 +271,20 @@ if (shown.length) {
     }
     if (["done", "failed", "cancelled"].includes(msg.job.status)) refreshBalance();
   }, seqs.length ? Math.min(...seqs) : 0);
+}
+
+// The selection: every checked frame rides in the action bar's forms.
+const grid = document.getElementById("grid");
+const bar = document.getElementById("selection");
+if (grid && bar) {
+  const update = () => {
+    const ids = [...grid.querySelectorAll('input[name="pick"]:checked')].map((i) => i.value);
+    for (const el of bar.querySelectorAll("[data-picked]")) el.value = JSON.stringify(ids);
+    bar.hidden = ids.length === 0;
+    document.getElementById("picked").textContent = ids.length + " selected";
+    const dev = document.getElementById("develop-picked");
+    if (dev) dev.href = "/develop?image=" + encodeURIComponent(ids[0] || "");
+  };
+  grid.addEventListener("change", update);
+  update();
 }

@@ -95,18 +95,3 @@ if (drop) {
     upload(e.dataTransfer.files);
   });
 }
-
-// The selection: every checked frame rides in the action bar's forms.
-const grid = document.getElementById("grid");
-const bar = document.getElementById("selection");
-if (grid && bar) {
-  const update = () => {
-    const ids = [...grid.querySelectorAll('input[name="pick"]:checked')].map((i) => i.value);
-    for (const el of bar.querySelectorAll("[data-picked]")) el.value = JSON.stringify(ids);
-    bar.hidden = ids.length === 0;
-    document.getElementById("picked").textContent = ids.length + " selected";
-    document.getElementById("develop-picked").href = "/develop?image=" + encodeURIComponent(ids[0] || "");
-  };
-  grid.addEventListener("change", update);
-  update();
-}

@@ -1,0 +1,226 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"studio/internal/asset"
+	"studio/internal/judge"
+	"studio/internal/ledger"
+	"studio/internal/look"
+	"studio/internal/share"
+)
+
+// Looks: compose a look, develop its base frame, lock it, fan it out into
+// variations, the factory's looks from a set of garments, and the frames
+// as a contact sheet with the judge's verdicts and the reviewers' marks.
+
+// looksBody is GET /api/toolkit/lookbook/looks.
+type looksBody struct {
+	Looks []look.Look `json:"looks"`
+}
+
+// backgroundsBody is GET /api/toolkit/backgrounds.
+type backgroundsBody struct {
+	Presets []look.BackgroundPreset `json:"presets"`
+	Assets  []asset.Asset           `json:"assets"`
+}
+
+// presetBody is GET /api/toolkit/presets.
+type presetBody struct {
+	Preset look.StandingPreset `json:"preset"`
+}
+
+// looks is GET /looks.
+func (c *Console) looks(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	var ls looksBody
+	if err := c.get(w, r, "/api/toolkit/lookbook/looks", &ls); err != nil {
+		return err
+	}
+	return c.render(w, http.StatusOK, "looks", view{Title: "Looks", Section: "looks", Me: me, Data: ls.Looks})
+}
+
+// composeData is what the compose and factory pages offer.
+type composeData struct {
+	Models, Pieces []asset.Asset
+	Backgrounds    backgroundsBody
+	Preset         look.StandingPreset
+	Aesthetics     []string
+	Roles          []string
+	Keys           []string
+	Tiers          []ledger.Tier
+}
+
+// RoleFor is the role a piece of a kind first plays in a look.
+func (composeData) RoleFor(a asset.Asset) string {
+	if a.Kind != nil && (*a.Kind == asset.Accessory || *a.Kind == asset.Jewelry) {
+		return string(*a.Kind)
+	}
+	return "top"
+}
+
+// compose reads what a look is made of: the library's models and pieces,
+// the grounds, the standing preset.
+func (c *Console) compose(w http.ResponseWriter, r *http.Request) (composeData, error) {
+	d := composeData{Aesthetics: look.Aesthetics, Roles: look.ItemRoles, Keys: look.VariationKeys, Tiers: ledger.Tiers}
+	var as assetsBody
+	if err := c.get(w, r, "/api/toolkit/assets", &as); err != nil {
+		return d, err
+	}
+	for _, a := range as.Assets {
+		switch {
+		case a.Kind == nil:
+		case *a.Kind == asset.Model:
+			d.Models = append(d.Models, a)
+		case *a.Kind == asset.Clothes || *a.Kind == asset.Accessory || *a.Kind == asset.Jewelry:
+			d.Pieces = append(d.Pieces, a)
+		}
+	}
+	if err := c.get(w, r, "/api/toolkit/backgrounds", &d.Backgrounds); err != nil {
+		return d, err
+	}
+	var p presetBody
+	if err := c.get(w, r, "/api/toolkit/presets", &p); err != nil {
+		return d, err
+	}
+	d.Preset = p.Preset
+	return d, nil
+}
+
+// newLook is GET /looks/new: the compose form.
+func (c *Console) newLook(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	d, err := c.compose(w, r)
+	if err != nil {
+		return err
+	}
+	return c.render(w, http.StatusOK, "look-new", view{Title: "Compose a look", Section: "looks", Me: me, Data: d, Script: "looks.js"})
+}
+
+// factory is GET /looks/factory: looks planned from a set of garments.
+func (c *Console) factory(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	d, err := c.compose(w, r)
+	if err != nil {
+		return err
+	}
+	return c.render(w, http.StatusOK, "factory", view{Title: "The factory", Section: "looks", Me: me, Data: d, Script: "looks.js"})
+}
+
+// frame is one frame of a look's contact sheet.
+type frame struct {
+	Label   string // "Base frame" or the variation's key
+	Framing string
+	JobID   string
+	AssetID string
+	Status  string
+	Error   string
+	Locked  bool
+	Verdict *judge.Verdict
+	Marks   []share.Mark
+}
+
+// lookData is what a look's page shows.
+type lookData struct {
+	look.Detail
+	Base         *frame  // the lock develop's frame, while the look is a draft
+	Frames       []frame // the locked base and its variations
+	Destinations []look.Destination
+	Keys         []string
+	Tiers        []ledger.Tier
+}
+
+// Developing reports whether a develop of the look is in flight.
+func (d lookData) Developing() bool {
+	if d.LockDevelop != nil && (d.LockDevelop.Status == "queued" || d.LockDevelop.Status == "running") {
+		return true
+	}
+	for _, v := range d.Variations {
+		if v.Status == "queued" || v.Status == "running" {
+			return true
+		}
+	}
+	return false
+}
+
+// lookPage is GET /looks/{id}.
+func (c *Console) lookPage(w http.ResponseWriter, r *http.Request) error {
+	me, err := c.visitor(w, r)
+	if err != nil {
+		return err
+	}
+	d := lookData{Destinations: look.Destinations, Keys: look.VariationKeys, Tiers: ledger.Tiers}
+	if err := c.get(w, r, "/api/toolkit/lookbook/looks/"+url.PathEscape(r.PathValue("id")), &d.Detail); err != nil {
+		return err
+	}
+	l := d.Look
+	if ld := d.LockDevelop; ld != nil && (l.LookBaseJobID == nil || *l.LookBaseJobID != ld.ID || l.Status != "locked") {
+		d.Base = &frame{Label: "Base frame", JobID: ld.ID, AssetID: deref(ld.ResultAssetID), Status: ld.Status, Error: deref(ld.Error)}
+	}
+	if l.LookBaseAssetID != nil {
+		d.Frames = append(d.Frames, frame{Label: "Base frame", Framing: "the locked look base", JobID: deref(l.LookBaseJobID),
+			AssetID: *l.LookBaseAssetID, Status: "done", Locked: true})
+	}
+	for _, v := range d.Variations {
+		d.Frames = append(d.Frames, frame{Label: v.Key, Framing: v.Framing, JobID: v.JobID, AssetID: deref(v.AssetID),
+			Status: v.Status, Error: deref(v.Error), Locked: v.Locked})
+	}
+	all := d.Frames
+	if d.Base != nil {
+		all = append([]frame{*d.Base}, all...)
+	}
+	var jobIDs, assetIDs []string
+	for _, f := range all {
+		if f.JobID != "" && f.Status == "done" && len(jobIDs) < 50 {
+			jobIDs = append(jobIDs, f.JobID)
+		}
+		if f.AssetID != "" {
+			assetIDs = append(assetIDs, f.AssetID)
+		}
+	}
+	verdicts := map[string]*judge.Verdict{}
+	if len(jobIDs) > 0 {
+		var vs verdictsBody
+		if err := c.get(w, r, "/api/toolkit/judge/verdicts?jobIds="+url.QueryEscape(strings.Join(jobIDs, ",")), &vs); err != nil {
+			return err
+		}
+		for i := range vs.Verdicts {
+			verdicts[vs.Verdicts[i].JobID] = &vs.Verdicts[i]
+		}
+	}
+	marks := map[string][]share.Mark{}
+	if len(assetIDs) > 0 {
+		var ms marksBody
+		if err := c.get(w, r, "/api/toolkit/share-marks?assetIds="+url.QueryEscape(strings.Join(assetIDs, ",")), &ms); err != nil {
+			return err
+		}
+		for _, m := range ms.Marks {
+			marks[m.AssetID] = append(marks[m.AssetID], m)
+		}
+	}
+	for i := range d.Frames {
+		d.Frames[i].Verdict, d.Frames[i].Marks = verdicts[d.Frames[i].JobID], marks[d.Frames[i].AssetID]
+	}
+	if d.Base != nil {
+		d.Base.Verdict = verdicts[d.Base.JobID]
+	}
+	return c.render(w, http.StatusOK, "look", view{Title: l.Name, Section: "looks", Me: me, Data: d, Script: "looks.js"})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
