@@ -53,7 +53,7 @@ func TestDevelopInBrowser(t *testing.T) {
 	p.shot("tools")
 	p.click(`a[href^="/develop?tool=packshot"]`)
 	p.waitPath("/develop?tool=packshot")
-	p.click(`input[name="image"][value="`+garment+`"]`)
+	p.click(`input[name="image"][value="` + garment + `"]`)
 	p.b.Eval(t, `(() => { const s = document.getElementById("opt-shadow"); if (s) { s.value = "off"; s.dispatchEvent(new Event("change", {bubbles: true})); } })()`, nil)
 	p.click(`input[name="quality"][value="2k"]`)
 	var preflight bool
