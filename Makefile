@@ -7,9 +7,12 @@ test:
 run:
 	go run ./cmd/studio serve
 
+# gofmt, go vet and staticcheck (the version make test runs, installed into .cache/bin once).
 check:
 	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt -l:"; echo "$$files"; exit 1; fi
 	go vet ./...
+	bash -c 'source scripts/lib.sh && install_staticcheck "$$PWD"'
+	.cache/bin/staticcheck ./...
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
