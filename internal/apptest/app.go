@@ -19,6 +19,7 @@ import (
 	"studio/internal/app"
 	"studio/internal/asynclog"
 	"studio/internal/httpapi"
+	"studio/internal/httpguard"
 )
 
 // BillingSecret is the webhook secret the test apps' payment provider
@@ -87,6 +88,11 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 		t.Fatalf("app on %s: %v", e.Name, err)
 	}
 	srv.Config.Handler = a.Handler
+	// The server's deadlines as production has them (httpguard), without
+	// the per-client cap: every test client is one loopback address.
+	gopts := cfg.Guard
+	gopts.Log, gopts.MaxPerClient = log, -1
+	_, srv.Listener = httpguard.Apply(srv.Config, srv.Listener, gopts)
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
@@ -315,4 +321,26 @@ func MarkSeen(lines []string) {
 		}
 		seen.m[pattern][code] = true
 	}
+}
+
+// Stalled sends a request whose body starts with prefix and then stops
+// arriving (a slow or stalled client): the client keeps the body open until
+// the answer comes. ctype is the body's type; header adds headers (a
+// shared secret). The answer is validated and recorded as Send's are.
+func (a *App) Stalled(t testing.TB, method, path string, c Cred, ctype string, header http.Header, prefix []byte) Resp {
+	t.Helper()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() { _, _ = pw.Write(prefix) }()
+	req, err := http.NewRequest(method, a.URL+path, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(len(prefix)) + 4096
+	req.Header.Set("Content-Type", ctype)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	a.authorize(req, c)
+	return a.Send(t, req)
 }

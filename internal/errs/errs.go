@@ -20,6 +20,7 @@ const (
 	KindForbidden                    // 403
 	KindNotFound                     // 404
 	KindMethodNotAllowed             // 405
+	KindTimeout                      // 408
 	KindConflict                     // 409
 	KindGone                         // 410
 	KindTooLarge                     // 413
@@ -107,6 +108,9 @@ var (
 	Conflict         = New(KindConflict, "CONFLICT", "The request conflicts with the current state.")
 	BodyTooLarge     = New(KindTooLarge, "BODY_TOO_LARGE", "The request body is larger than 1 MiB.")
 	RateLimited      = New(KindRateLimited, "RATE_LIMITED", "Too many requests; try again later.")
+	// RequestTimeout answers a request whose body did not arrive within
+	// its deadline (DECISIONS §11): nothing of it was done.
+	RequestTimeout = New(KindTimeout, "REQUEST_TIMEOUT", "The request body did not arrive in time; nothing was done.")
 )
 
 // Codes several domains answer, declared here once; a domain derives its

@@ -11,10 +11,15 @@ import (
 	"studio/internal/invite"
 )
 
-// checkEmail never refuses: whatever the body holds, it answers 200.
+// checkEmail never refuses: whatever the body holds, it answers 200. A
+// body that never arrived is another matter (408, or nothing for a client
+// that left).
 func (s *Server) checkEmail(w http.ResponseWriter, r *http.Request) error {
 	var in invite.CheckEmailRequest
-	b, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSON))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSON))
+	if err != nil && r.Context().Err() != nil {
+		return err
+	}
 	_ = json.Unmarshal(b, &in)
 	out, err := s.svc.Door.CheckEmail(r.Context(), clientKey(r), in.Email)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"studio/internal/errs"
 	"studio/internal/text"
@@ -30,11 +31,18 @@ const MaxJSON = 1 << 20
 type validator interface{ Validate() error }
 
 // decode reads a JSON body of at most 1 MiB into T: malformed JSON is
-// BAD_JSON, a body of the wrong shape BAD_BODY, then T validates itself.
+// BAD_JSON, a body of the wrong shape or that is not UTF-8 BAD_BODY, then
+// T validates itself.
 func decode[T any](w http.ResponseWriter, r *http.Request) (T, error) {
 	var v T
-	body := http.MaxBytesReader(w, r.Body, MaxJSON)
-	dec := json.NewDecoder(body)
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSON))
+	if err != nil {
+		return v, decodeError(err)
+	}
+	if err := checkUTF8(b); err != nil {
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&v); err != nil {
 		return v, decodeError(err)
 	}
@@ -42,9 +50,6 @@ func decode[T any](w http.ResponseWriter, r *http.Request) (T, error) {
 		return v, errs.Msg(errs.BadJSON, "The body holds more than one JSON value.")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		if errors.As(err, new(*http.MaxBytesError)) {
-			return v, errs.BodyTooLarge
-		}
 		return v, errs.Msg(errs.BadJSON, "The body holds more than one JSON value.")
 	}
 	if !text.CleanValue(&v) {
@@ -56,6 +61,19 @@ func decode[T any](w http.ResponseWriter, r *http.Request) (T, error) {
 		}
 	}
 	return v, nil
+}
+
+// errNotUTF8 refuses a JSON body holding bytes that are not UTF-8:
+// encoding/json would read them as U+FFFD and store that in their place.
+var errNotUTF8 = errs.Msg(errs.BadBody, "The body must be UTF-8 text.")
+
+// checkUTF8 refuses a body that is not UTF-8 (DECISIONS §11), on every
+// route that reads JSON.
+func checkUTF8(b []byte) error {
+	if !utf8.Valid(b) {
+		return errNotUTF8
+	}
+	return nil
 }
 
 func decodeError(err error) error {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"studio/internal/errs"
+	"studio/internal/httpguard"
 )
 
 // ErrBadOrigin refuses a cookie-authenticated unsafe request from another origin.
@@ -30,6 +31,8 @@ func Status(k errs.Kind) int {
 		return http.StatusNotFound
 	case errs.KindMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case errs.KindTimeout:
+		return http.StatusRequestTimeout
 	case errs.KindConflict:
 		return http.StatusConflict
 	case errs.KindGone:
@@ -62,8 +65,15 @@ const StatusClientClosed = 499
 // the client has gone (net/http cancels its request's context), the error is
 // what the cancelled work returned: it is logged at info as a client
 // cancel (status 499), never as a server error, and nothing is written.
+// net/http cancels the context the same way when the body's deadline
+// passes (httpguard); that client is still there and gets 408
+// REQUEST_TIMEOUT, whatever the cut-short work returned.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(r.Context().Err(), context.Canceled) {
+	if errors.Is(r.Context().Err(), context.Canceled) && httpguard.BodyTimedOut(r.Context()) {
+		logFor(r.Context()).InfoContext(r.Context(), "body deadline passed", "err", err)
+		w.Header().Set("Connection", "close")
+		err = errs.RequestTimeout
+	} else if errors.Is(r.Context().Err(), context.Canceled) {
 		if i := info(r.Context()); i != nil && i.status == 0 {
 			i.status = StatusClientClosed
 		}

@@ -54,6 +54,9 @@ func (s *Server) mcpEndpoint() appHandler {
 			}
 			return errs.Wrap(errs.Msg(errs.BadBody, "The request body could not be read."), err)
 		}
+		if err := checkUTF8(body); err != nil {
+			return err
+		}
 		m, rpcErr := mcp.Decode(body)
 		if rpcErr != nil {
 			return encode(w, http.StatusOK, mcp.Failure(m.ID, rpcErr))
@@ -84,6 +87,6 @@ func (s *Server) mcpRoutes() []Route {
 		// MCP (SPEC §4.2): initialize and ping are public; the handler asks every other method for a key or session (mcp.go).
 		{Method: "POST", Path: "/api/mcp", Class: Public, Tag: "mcp", Summary: mcpSummary,
 			Out:    []Out{{Status: 200, Body: mcp.Response{}}, {Status: 202}},
-			Errors: []*errs.Error{ErrBadProtocolVersion, errs.Unauthorized, ErrBadOrigin, errs.BodyTooLarge}, Handler: s.mcpEndpoint()},
+			Errors: []*errs.Error{ErrBadProtocolVersion, errs.Unauthorized, ErrBadOrigin, errs.BodyTooLarge, errs.BadBody, errs.RequestTimeout}, Handler: s.mcpEndpoint()},
 	}
 }

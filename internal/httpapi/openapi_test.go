@@ -315,7 +315,8 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 			statuses = append(statuses, st)
 		}
 		slices.Sort(statuses)
-		check("statuses", statuses, `["200","400","401","403","404","409","413"]`)
+		check("statuses", statuses, `["200","400","401","403","404","408","409","413"]`)
+		has("408", docDig(t, patch, "408"), `"enum":["REQUEST_TIMEOUT"]`)
 		check("400", docDig(t, patch, "400"), `{"content":{"application/json":{"schema":{"allOf":[{"$ref":"#/components/schemas/Error"},`+
 			`{"properties":{"error":{"enum":["BAD_JSON","BAD_BODY"]}}}]}}},`+
 			`"description":"- `+"`BAD_JSON`"+`: The request body is not valid JSON.\n- `+"`BAD_BODY`"+`: The request body does not have the expected shape."}`)

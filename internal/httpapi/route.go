@@ -104,6 +104,9 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 	if rt.Class.Credentialed() && rt.Method != http.MethodGet {
 		add(ErrBadOrigin)
 	}
+	if rt.In != nil {
+		add(errs.RequestTimeout) // the body's deadline passed (httpguard): nothing was done
+	}
 	if rt.In != nil && !rt.Lenient {
 		if _, multipart := rt.In.(Multipart); multipart {
 			add(errs.BadForm)

@@ -386,7 +386,8 @@ func pathID(pattern, path string) string {
 }
 
 // TestBodiesRefused: every JSON route refuses malformed JSON (BAD_JSON), a
-// body of the wrong shape (BAD_BODY) and a body over 1 MiB (BODY_TOO_LARGE).
+// body of the wrong shape or with bytes that are not UTF-8 (BAD_BODY) and a
+// body over 1 MiB (BODY_TOO_LARGE).
 func TestBodiesRefused(t *testing.T) {
 	e := apptest.Engines(t)[0]
 	a := apptest.New(t, e)
@@ -400,7 +401,8 @@ func TestBodiesRefused(t *testing.T) {
 		if _, ok := rt.In.(httpapi.Multipart); ok {
 			continue
 		}
-		for _, tc := range []struct{ body, code string }{{"{", "BAD_JSON"}, {"[]", "BAD_BODY"}, {huge, "BODY_TOO_LARGE"}, {"", "BAD_JSON"}} {
+		for _, tc := range []struct{ body, code string }{{"{", "BAD_JSON"}, {"[]", "BAD_BODY"}, {huge, "BODY_TOO_LARGE"}, {"", "BAD_JSON"},
+			{"{\"name\":\"a\xffb\"}", "BAD_BODY"}} { // not UTF-8 (DECISIONS §11)
 			if tc.body == "" && optionalBody[rt.Pattern()] {
 				continue
 			}

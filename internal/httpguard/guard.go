@@ -7,7 +7,8 @@
 //     12 MB); once a body is read the deadline is lifted, so a long answer
 //     (a pack, a socket) is never cut by it. Each write to the client must
 //     make progress within WriteTimeout. Keep-alive connections idle for
-//     IdleTimeout are closed.
+//     IdleTimeout are closed. A handler learns that its body's deadline
+//     passed with BodyTimedOut, and answers 408 while it still can.
 //   - At most MaxConns connections are open, and at most MaxPerClient from
 //     one client address (an IPv6 client counts by its /64). A connection
 //     past the per-client cap is closed at once. When the server is full,
@@ -28,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -256,7 +258,10 @@ type conn struct {
 	// (Unix ns), 0 while the server works for it.
 	waitSince atomic.Int64
 	hijacked  atomic.Bool // a socket keeps its own deadlines
-	closeOnce sync.Once
+	// bodyTimedOut is set when the current request's body deadline
+	// passed before the body was read.
+	bodyTimedOut atomic.Bool
+	closeOnce    sync.Once
 }
 
 func (c *conn) waiting() { c.waitSince.CompareAndSwap(0, time.Now().UnixNano()) }
@@ -348,6 +353,7 @@ func (g *Guard) bodies(next http.Handler) http.Handler {
 		gc, _ := r.Context().Value(connKey{}).(*conn)
 		if gc != nil {
 			gc.busy() // the headers are in: the server works for it now
+			gc.bodyTimedOut.Store(false)
 		}
 		if gc == nil || r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
@@ -363,6 +369,16 @@ func (g *Guard) bodies(next http.Handler) http.Handler {
 	})
 }
 
+// BodyTimedOut reports whether the body deadline of the request whose
+// context ctx is passed before its body was read. net/http cancels that
+// context when the read fails, as it does for a client that hangs up; a
+// timed-out client is still there to read an answer (408), one that hung up
+// is not.
+func BodyTimedOut(ctx context.Context) bool {
+	c, _ := ctx.Value(connKey{}).(*conn)
+	return c != nil && c.bodyTimedOut.Load()
+}
+
 // body is a request body under its deadline.
 type body struct {
 	io.ReadCloser
@@ -374,6 +390,12 @@ func (b *body) Read(p []byte) (int, error) {
 	b.c.waiting()
 	n, err := b.ReadCloser.Read(p)
 	b.c.busy()
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// net/http cancels the request's context on a failed read; the
+		// flag tells the handler why, so it can answer 408 rather than
+		// take the cancel for a client that left.
+		b.c.bodyTimedOut.Store(true)
+	}
 	if err == io.EOF && !b.eof {
 		// The whole body is in: lift the deadline, so that the server's
 		// watch for a client hanging up cannot time out a long answer.

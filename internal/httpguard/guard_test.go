@@ -374,3 +374,48 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("%+v", o)
 	}
 }
+
+// TestBodyTimedOutIsTold: a handler whose body read fails because the
+// deadline passed learns it from BodyTimedOut and can still answer; one
+// whose client hung up is not told so, and a later request on a fresh
+// connection starts untold.
+func TestBodyTimedOutIsTold(t *testing.T) {
+	told := make(chan bool, 4)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		told <- BodyTimedOut(r.Context())
+		if err != nil && BodyTimedOut(r.Context()) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "late", http.StatusRequestTimeout)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	addr, _ := serve(t, h, Options{BodyTimeout: 200 * time.Millisecond})
+	t.Run("stalled", func(t *testing.T) {
+		c := dialFrom(t, "127.0.0.1", addr)
+		fmt.Fprint(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusRequestTimeout || !<-told {
+			t.Fatalf("status %d; want 408 with the handler told", res.StatusCode)
+		}
+	})
+	t.Run("hung up", func(t *testing.T) {
+		c := dialFrom(t, "127.0.0.1", addr)
+		fmt.Fprint(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+		time.Sleep(20 * time.Millisecond)
+		c.Close()
+		if <-told {
+			t.Fatal("a client that hung up was taken for a timed-out one")
+		}
+	})
+	t.Run("in time", func(t *testing.T) {
+		if code, body := get(t, "127.0.0.1", addr, "/"); code != 200 || body != "ok" || <-told {
+			t.Fatalf("%d %s", code, body)
+		}
+	})
+}
