@@ -163,7 +163,7 @@ func (s *Service) sendVerification(ctx context.Context, u User) error {
 	}
 	link := s.opts.PublicURL + "/api/auth/verify-email?token=" + url.QueryEscape(token)
 	return s.mailer.Send(ctx, mail.Message{
-		UserID: u.ID, To: u.Email, Template: "verify-email",
+		UserID: u.ID, To: u.Email, Template: "verify-email", Secrets: []string{token},
 		Subject: "Confirm your e-mail address",
 		Text:    "Hello " + u.Name + ",\n\nConfirm your e-mail address for the studio:\n" + link + "\n\nThe link works for 24 hours.\n",
 		HTML: `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#111;line-height:1.5"><p>Hello ` +

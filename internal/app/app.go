@@ -97,6 +97,9 @@ type Options struct {
 	Now        func() time.Time
 	Hash       account.HashParams // cheaper password hashing in tests
 	MailerFunc func(mail.Log) mail.Sender
+	// MailTap sees every letter the mailer delivered, secrets whole (the
+	// e-mail log masks them); tests read links from it.
+	MailTap func(mail.Message)
 	// WebhookGuard is the way out to webhook endpoints; urlguard.New() when
 	// nil. Tests pass one that admits their local receiver.
 	WebhookGuard *urlguard.Guard
@@ -142,6 +145,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		sender = &mail.Mailer{T: t, Log: db, Now: now}
 	default:
 		sender = &mail.Mailer{T: mail.Console{Logger: log}, Log: db, Now: now}
+	}
+	if m, ok := sender.(*mail.Mailer); ok && opts.MailTap != nil {
+		m.Tap = opts.MailTap
 	}
 	blobs, err := openBlobs(ctx, cfg.BlobURL, cfg.DataDir)
 	if err != nil {

@@ -32,6 +32,7 @@ type App struct {
 	URL      string
 	Engine   Engine
 	Receiver *Receiver // a local https webhook receiver the app's webhook guard admits
+	Outbox   *Outbox   // the letters delivered, links whole
 	client   *http.Client
 	valid    *apispec.ResponseValidator
 }
@@ -79,7 +80,8 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 		log = slog.New(asynclog.NewHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	recv := NewReceiver(t)
-	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t)}
+	box := &Outbox{}
+	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t), MailTap: box.add}
 	if options != nil {
 		options(&opts)
 	}
@@ -106,7 +108,7 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}
-	return &App{App: a, URL: base, Engine: e, Receiver: recv, client: srv.Client(), valid: v}
+	return &App{App: a, URL: base, Engine: e, Receiver: recv, Outbox: box, client: srv.Client(), valid: v}
 }
 
 // validators keeps one response validator per OpenAPI document: every app

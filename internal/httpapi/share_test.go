@@ -232,9 +232,14 @@ func TestShareStory(t *testing.T) {
 		if c.Frames != 6 || len(c.Token) != 43 || c.URL != a.Config.WebOrigin+"/s#"+c.Token || c.Emailed != share.EmailedLogged {
 			t.Fatalf("minted %+v", c)
 		}
+		sent := a.Outbox.To("buyer@example.com")
+		if len(sent) != 1 || sent[0].Template != share.TemplateLink || !strings.Contains(sent[0].Text, c.URL) {
+			t.Fatalf("link letter: %+v", sent)
+		}
 		letters, err := a.DB.Emails(context.Background(), "buyer@example.com")
-		if err != nil || len(letters) != 1 || letters[0].Template != share.TemplateLink || !strings.Contains(letters[0].Text, c.URL) {
-			t.Fatalf("link letter: %+v %v", letters, err)
+		if err != nil || len(letters) != 1 || strings.Contains(letters[0].Text+letters[0].HTML, c.Token) ||
+			!strings.Contains(letters[0].Text, c.Token[:8]+"…") {
+			t.Fatalf("the e-mail log keeps the link's token: %+v %v", letters, err)
 		}
 
 		list := listShares(t, a, owner.Session())

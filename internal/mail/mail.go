@@ -1,7 +1,7 @@
 // Package mail sends the service's letters: to the console (and the e-mail
 // log) by default, over SMTP when SMTP_URL is set, or through Resend's HTTP
 // API when RESEND_API_KEY is set. Every letter, its text and HTML parts,
-// is archived in the e-mail log.
+// is archived in the e-mail log, with the secrets it carries masked.
 package mail
 
 import (
@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +25,28 @@ type Message struct {
 	Subject  string
 	Text     string
 	HTML     string // an alternative HTML part; empty for plain text only
+	// Secrets are the values in the letter that grant something to whoever
+	// holds them: a share link's token, an invitation's, an e-mail
+	// verification's. The letter carries them; the e-mail log, which
+	// operators read, keeps each as its first HintChars characters and
+	// "…", so a letter can be read back but its link never used. A letter
+	// that must be sent again is built again, with a fresh secret.
+	Secrets []string
+}
+
+// HintChars is how much of a secret the e-mail log keeps (the share list's
+// token hint is as long).
+const HintChars = 8
+
+// Masked returns s with every secret cut to its hint.
+func Masked(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) <= HintChars {
+			continue // too short to be a secret worth a hint; callers pass tokens
+		}
+		s = strings.ReplaceAll(s, sec, sec[:HintChars]+"…")
+	}
+	return s
 }
 
 // Sender delivers letters.
@@ -61,6 +84,9 @@ type Mailer struct {
 	T   Transport
 	Log Log
 	Now func() time.Time
+	// Tap, when set, sees each letter the transport took, secrets whole
+	// (tests read links from it, as a recipient reads them from the letter).
+	Tap func(Message)
 }
 
 // Send delivers m and records it. A failed delivery is logged as failed and
@@ -73,9 +99,12 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 	}
 	if err != nil {
 		status = "failed"
+	} else if ml.Tap != nil {
+		ml.Tap(m)
 	}
 	e := Entry{ID: uuid.Must(uuid.NewV7()).String(), UserID: m.UserID, To: m.To, Template: m.Template,
-		Subject: m.Subject, Text: m.Text, HTML: m.HTML, Status: status, ProviderID: id, CreatedAt: ml.Now()}
+		Subject: Masked(m.Subject, m.Secrets), Text: Masked(m.Text, m.Secrets), HTML: Masked(m.HTML, m.Secrets),
+		Status: status, ProviderID: id, CreatedAt: ml.Now()}
 	if lerr := ml.Log.LogEmail(ctx, e); lerr != nil {
 		return lerr
 	}

@@ -154,7 +154,7 @@ func (s *Service) invite(ctx context.Context, email, byUserID string) (Invited, 
 	if err := invitationHTML.Execute(&h, iss); err != nil {
 		h.Reset() // fixed template over strings; the plain part stands alone if it ever failed
 	}
-	if err := s.mailer.Send(ctx, mail.Message{To: iss.Email, Template: "invitation",
+	if err := s.mailer.Send(ctx, mail.Message{To: iss.Email, Template: "invitation", Secrets: []string{iss.Token},
 		Subject: "You are invited to the studio",
 		Text: "Hello,\n\nYou are invited to the studio, where fashion houses develop their imagery.\n\n" +
 			"Accept the invitation and make your account:\n" + iss.URL + "\n\nSign up with this address, " + iss.Email + ".\n",

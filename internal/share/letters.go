@@ -20,8 +20,9 @@ const (
 	TemplateFinished = "share-finished"
 )
 
-// linkLetter carries the link to the recipient the member named.
-func linkLetter(p auth.Principal, l Link, to, url string, now time.Time) mail.Message {
+// linkLetter carries the link to the recipient the member named; the
+// token in it is the letter's secret (masked in the e-mail log).
+func linkLetter(p auth.Principal, l Link, to, token, url string, now time.Time) mail.Message {
 	greeting := "Hello,"
 	if l.RecipientLabel != nil {
 		greeting = "Hello " + *l.RecipientLabel + ","
@@ -34,7 +35,8 @@ func linkLetter(p auth.Principal, l Link, to, url string, now time.Time) mail.Me
 	fmt.Fprintf(&t, "%s\n\nThe link works until %s. It needs no account; keep it to yourself.\n", url, l.ExpiresAt.UTC().Format("2 January 2006"))
 	html := render(linkHTML, map[string]any{"Greeting": greeting, "Frames": l.Frames, "Message": l.Message, "URL": url,
 		"Until": l.ExpiresAt.UTC().Format("2 January 2006")})
-	return mail.Message{UserID: p.UserID, To: to, Template: TemplateLink, Subject: fmt.Sprintf("%d frames to review", l.Frames), Text: t.String(), HTML: html}
+	return mail.Message{UserID: p.UserID, To: to, Template: TemplateLink, Subject: fmt.Sprintf("%d frames to review", l.Frames), Text: t.String(), HTML: html,
+		Secrets: []string{token}}
 }
 
 var linkHTML = template.Must(template.New("link").Parse(`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">

@@ -188,7 +188,7 @@ func (s *Service) Mint(ctx context.Context, p auth.Principal, in MintRequest) (C
 	}
 	c := Created{ID: l.ID, URL: URL(s.webOrigin, token), Token: token, Frames: len(ids), Emailed: EmailedNone}
 	if in.Email != nil {
-		c.Emailed = s.send(ctx, linkLetter(p, l, *in.Email, c.URL, now))
+		c.Emailed = s.send(ctx, linkLetter(p, l, *in.Email, token, c.URL, now))
 	}
 	return c, nil
 }
