@@ -1,6 +1,7 @@
 package urlguard
 
 import (
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -42,6 +43,29 @@ func FuzzParseTarget(f *testing.F) {
 			}
 		default:
 			t.Fatalf("%q passed with no target", raw)
+		}
+	})
+}
+
+// FuzzMappedJudgedAsIPv4: an IPv4 address and its IPv4-mapped form get the
+// same answer from the resolved-address check and from the dialer's
+// Control, whatever the address and port.
+func FuzzMappedJudgedAsIPv4(f *testing.F) {
+	for _, s := range []string{"127.0.0.1", "10.0.0.1", "169.254.169.254", "93.184.215.14", "8.8.8.8", "0.0.0.0", "100.64.1.1"} {
+		a := netip.MustParseAddr(s).As4()
+		f.Add(a[0], a[1], a[2], a[3], uint16(443))
+	}
+	g := New()
+	f.Fuzz(func(t *testing.T, a, b, c, d byte, port uint16) {
+		v4 := netip.AddrFrom4([4]byte{a, b, c, d})
+		mapped := netip.AddrFrom16(v4.As16())
+		if g.allowed(v4, port) != g.allowed(mapped, port) {
+			t.Fatalf("%s and %s judged apart", v4, mapped)
+		}
+		e4 := g.control("tcp4", netip.AddrPortFrom(v4, port).String(), nil)
+		e6 := g.control("tcp6", netip.AddrPortFrom(mapped, port).String(), nil)
+		if (e4 == nil) != (e6 == nil) {
+			t.Fatalf("Control: %s %v, %s %v", v4, e4, mapped, e6)
 		}
 	})
 }

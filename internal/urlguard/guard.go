@@ -13,6 +13,10 @@
 // ranges, and every IPv6 address outside 2000::/3, which includes ::1,
 // fc00::/7, fe80::/10, IPv4-mapped, IPv4-compatible and NAT64 forms; 6to4
 // and Teredo are denied inside it). An IPv6 literal with a zone is refused.
+// An IPv4-mapped address is judged as its IPv4 address: a resolved one
+// (Go answers names from /etc/hosts that way) passes when that address is
+// public; a mapped literal in a URL is refused, private-address or, when
+// public, non-canonical-ip.
 // A host whose last label is a number is read the way inet_aton(3) and
 // browsers read it (2130706433, 0x7f.1, 0177.0.0.1 and 127.1 are
 // 127.0.0.1) and refused when private; a public address written that way
@@ -153,8 +157,11 @@ func New(opts ...Option) *Guard {
 	return g
 }
 
-// allowed reports whether a may be dialled on port.
+// allowed reports whether a may be dialled on port. An IPv4-mapped
+// address is judged as the IPv4 address it is: Go's resolver answers names
+// from /etc/hosts in that form, and the dialer connects to the IPv4 address.
 func (g *Guard) allowed(a netip.Addr, port uint16) bool {
+	a = a.Unmap()
 	if a.Zone() != "" {
 		return false
 	}
@@ -168,13 +175,17 @@ func (g *Guard) allowed(a netip.Addr, port uint16) bool {
 // connected, after resolution, and refuses it before any packet leaves.
 func (g *Guard) control(network, address string, c syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err == nil && len(g.testAllow) > 0 && slices.Contains(g.testAllow, ap) {
+	if err != nil {
+		return g.guardian.Safe(network, address, c) // refuses what does not parse
+	}
+	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	if len(g.testAllow) > 0 && slices.Contains(g.testAllow, ap) {
 		return nil
 	}
-	if err == nil && ap.Addr().Zone() != "" {
+	if ap.Addr().Zone() != "" {
 		return fmt.Errorf("%w: %s has a zone", ssrf.ErrProhibitedIP, address)
 	}
-	return g.guardian.Safe(network, address, c)
+	return g.guardian.SafeAddrPort(ap)
 }
 
 // checkDialHost applies the host rules to the address the transport is

@@ -15,7 +15,7 @@ const (
 	ReasonInternalHostname = "internal-hostname" // localhost, *.internal, *.local, *.svc ...
 	ReasonSingleLabel      = "single-label"      // a host name without a dot
 	ReasonPrivateAddress   = "private-address"   // an address (literal or resolved) outside public unicast space
-	ReasonNonCanonicalIP   = "non-canonical-ip"  // a public IPv4 address written in decimal, octal, hex or short form
+	ReasonNonCanonicalIP   = "non-canonical-ip"  // a public IPv4 address written in decimal, octal, hex or short form, or IPv4-mapped
 	ReasonUnresolvable     = "unresolvable"      // the name has no address
 )
 
@@ -74,6 +74,14 @@ func (g *Guard) parseTarget(u *url.URL) (target, string) {
 			return target{}, ReasonMalformed
 		}
 		t.addr = a
+		if a.Is4In6() {
+			// ::ffff:a.b.c.d is a.b.c.d written another way: refused as
+			// private when that address is, else as non-canonical.
+			if r := g.addrReason(a, t.port); r != "" {
+				return t, r
+			}
+			return t, ReasonNonCanonicalIP
+		}
 		return t, g.addrReason(a, t.port)
 	}
 	host = strings.ToLower(host)

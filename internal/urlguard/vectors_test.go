@@ -137,6 +137,9 @@ var refusedVectors = []vector{
 	{"https://[2002:a9fe:a9fe::]/", ReasonPrivateAddress, false},
 	{"https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", ReasonPrivateAddress, false},
 	{"https://[2001:db8::1]/", ReasonPrivateAddress, false},
+	// A public IPv4 address written IPv4-mapped.
+	{"https://[::ffff:93.184.215.14]/", ReasonNonCanonicalIP, false},
+	{"https://[::ffff:5db8:d70e]/", ReasonNonCanonicalIP, false},
 	// A public address in a form resolvers disagree about.
 	{"https://134744072/", ReasonNonCanonicalIP, false},
 	{"https://010.010.010.010/", ReasonNonCanonicalIP, false},
@@ -153,6 +156,8 @@ var allowedVectors = []string{
 	"https://8.8.8.8/",
 	"https://[2606:4700:4700::1111]/",
 	"https://1.1.1.1:8443/",
+	// A name answered IPv4-mapped, as Go's resolver answers /etc/hosts.
+	"https://hosts-file.example.com/",
 }
 
 // sink is a loopback listener on one port (IPv4 and, where the machine
@@ -214,6 +219,7 @@ func attackerDNS(t *testing.T) *fakeDNS {
 	d.set("mixed.attacker.example", []string{"93.184.215.14", "10.0.0.1"})
 	d.set("example.com", []string{"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"})
 	d.set("hooks.example.com", []string{"93.184.215.14"})
+	d.set("hosts-file.example.com", []string{"::ffff:93.184.215.14"})
 	d.set("xn--bcher-kva.example", []string{"93.184.215.15"})
 	d.set("under_score.example.com", []string{"93.184.215.16"})
 	return d
@@ -247,7 +253,9 @@ func TestRefusedVectors(t *testing.T) {
 				t.Errorf("Get(%q) = %v; want reason %s", raw, err, v.reason)
 			}
 		}
-		if u, err := url.Parse(raw); err == nil {
+		if u, err := url.Parse(raw); err == nil && v.reason != ReasonNonCanonicalIP {
+			// (A non-canonical address is refused for its spelling; the
+			// public address it spells may be dialled.)
 			if a, err := netip.ParseAddr(u.Hostname()); err == nil {
 				ap := netip.AddrPortFrom(a, uint16(s.port)).String()
 				if g.control("tcp6", ap, nil) == nil {
