@@ -29,7 +29,7 @@ func (s *Server) webhooksRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/webhooks", Class: KeyOrSession, Tag: "webhooks",
 			Summary: "Register an https endpoint for develop.done and/or verdict.written; the whsec_ secret is shown once (owner or admin)",
 			In:      webhook.CreateRequest{}, Out: []Out{{Status: 201, Body: webhook.Created{}}},
-			Errors: []*errs.Error{urlguard.ErrBadURL, webhook.ErrForbidden}, Handler: s.createWebhook},
+			Errors: []*errs.Error{urlguard.ErrBadURL, webhook.ErrForbidden, webhook.ErrTooManyEndpoints}, Handler: s.createWebhook},
 		{Method: "DELETE", Path: "/api/toolkit/webhooks/{id}", Class: KeyOrSession, Tag: "webhooks",
 			Summary: "Delete an endpoint; its queued deliveries are drained and nothing reaches it after this answer (owner or admin)",
 			Out:     []Out{{Status: 200, Body: webhook.Deleted{}}}, Errors: byID, Handler: s.deleteWebhook},

@@ -404,3 +404,32 @@ func TestWebhookNeverIntoPrivateSpace(t *testing.T) {
 		t.Fatalf("the loopback listener accepted %d connections; want 0", n)
 	}
 }
+
+// TestWebhookEndpointCap: a house registers at most 20 endpoints; the 21st
+// is 400 TOO_MANY_ENDPOINTS with max and registers nothing; after a
+// deletion there is room for one more.
+func TestWebhookEndpointCap(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		owner := a.SignUp(t, "capped")
+		var first hook
+		for i := range 20 {
+			h := registerHook(t, a, owner, "develop.done")
+			if i == 0 {
+				first = h
+			}
+		}
+		res := a.Do(t, "POST", "/api/toolkit/webhooks", owner.Session(), map[string]any{"url": a.Receiver.URL, "events": []string{"develop.done"}})
+		want(t, res, 400, "TOO_MANY_ENDPOINTS")
+		if res.Map(t)["max"] != float64(20) {
+			t.Errorf("body %s; want max 20", res.Body)
+		}
+		var list struct{ Endpoints []hook }
+		a.Do(t, "GET", "/api/toolkit/webhooks", owner.Session(), nil).JSON(t, &list)
+		if len(list.Endpoints) != 20 {
+			t.Errorf("%d endpoints registered; want 20", len(list.Endpoints))
+		}
+		want(t, a.Do(t, "DELETE", "/api/toolkit/webhooks/"+first.ID, owner.Session(), nil), 200, "")
+		registerHook(t, a, owner, "verdict.written")
+	})
+}

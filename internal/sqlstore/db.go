@@ -159,7 +159,7 @@ func (db *DB) Migrate(ctx context.Context) (int, error) {
 	// order: a database migrated before an area with lower numbers landed
 	// takes that area's migrations afterwards (none of them depends on a
 	// higher-numbered one).
-	opts := []goose.ProviderOption{goose.WithGoMigrations(searchMigration(db.engine)), goose.WithAllowOutofOrder(true)}
+	opts := []goose.ProviderOption{goose.WithGoMigrations(searchMigration(db.engine), webhookHostsMigration(db.engine)), goose.WithAllowOutofOrder(true)}
 	if db.engine == Postgres {
 		// Instances sharing the database start at once: one applies the
 		// migrations while the others wait on an advisory lock, named

@@ -62,15 +62,31 @@ func (db *DB) Endpoint(ctx context.Context, house, id string) (webhook.Endpoint,
 		WHERE organization_id = ? AND id = ?`, house, id))
 }
 
-// CreateEndpoint registers a webhook endpoint.
-func (db *DB) CreateEndpoint(ctx context.Context, e webhook.Endpoint) error {
+// CreateEndpoint registers a webhook endpoint, unless the house has most
+// already (webhook.ErrTooManyEndpoints). The count and the insert are one
+// transaction under the house's lock (lockHouse), so registrations racing
+// for the last place cannot both take it.
+func (db *DB) CreateEndpoint(ctx context.Context, e webhook.Endpoint, most int) error {
 	events, err := json.Marshal(e.Events)
 	if err != nil {
 		return err
 	}
-	_, err = db.writer().Exec(ctx, `INSERT INTO webhook_endpoints (id, organization_id, created_by_user_id, url, events, secret, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, e.ID, e.HouseID, nullStr(e.UserID), e.URL, string(events), e.Secret, e.CreatedAt.UnixMilli())
-	return err
+	return db.write(ctx, func(tx *Tx) error {
+		if err := db.lockHouse(ctx, tx, e.HouseID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM webhook_endpoints WHERE organization_id = ?`, e.HouseID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= most {
+			return errs.With(webhook.ErrTooManyEndpoints, "max", most)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO webhook_endpoints (id, organization_id, created_by_user_id, url, host, events, secret, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.HouseID, nullStr(e.UserID), e.URL, webhook.Host(e.URL), string(events), e.Secret,
+			e.CreatedAt.UnixMilli())
+		return err
+	})
 }
 
 // DeleteEndpoint removes the endpoint and every delivery of it but those
@@ -159,24 +175,41 @@ func (db *DB) Deliveries(ctx context.Context, house, endpoint string, limit int)
 	return out, rows.Err()
 }
 
+// hostFree is the claim's condition on a delivery's endpoint e: fewer
+// than perHost deliveries to e's host are being sent (held by a sender
+// whose lease runs at ?, now, or later).
+const hostFree = `(SELECT COUNT(*) FROM webhook_deliveries x
+	JOIN webhook_endpoints xe ON xe.organization_id = x.organization_id AND xe.id = x.endpoint_id
+	WHERE x.lease_until IS NOT NULL AND x.lease_until >= ? AND x.status = 'pending' AND xe.host = e.host) < ?`
+
+// claimLock is the PostgreSQL advisory lock every delivery claim takes
+// for its transaction: claims follow one another, as on SQLite's single
+// writer, so the count of a host's deliveries in flight (hostFree) cannot
+// be read by two claims at once. A claim is a few statements; senders
+// are few.
+const claimLock = 0x77656268_6f6f6b73 // "webhooks"
+
 // ClaimDelivery takes the pending delivery due longest whose endpoint is
-// active, and that no sender holds (or whose sender's lease lapsed), for
-// worker until leaseUntil, and counts the attempt. On PostgreSQL
-// concurrent senders skip each other's locked rows; on SQLite the single
-// writer serialises them. The outbox spans every house, so the first query
-// names none; the claim itself does.
-func (db *DB) ClaimDelivery(ctx context.Context, worker string, now, leaseUntil time.Time) (d webhook.Delivery, ok bool, err error) {
+// active, that no sender holds (or whose sender's lease lapsed), and whose
+// host has fewer than perHost deliveries being sent, for worker until
+// leaseUntil, and counts the attempt. Claims are serialised (claimLock on
+// PostgreSQL; SQLite's single writer), which is what makes the per-host
+// count exact across processes. The outbox spans every house, so the first
+// query names none; the claim itself does.
+func (db *DB) ClaimDelivery(ctx context.Context, worker string, now, leaseUntil time.Time, perHost int) (d webhook.Delivery, ok bool, err error) {
 	err = db.write(ctx, func(tx *Tx) error {
+		if db.engine == Postgres {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(claimLock)); err != nil {
+				return err
+			}
+		}
 		q := `SELECT d.id, d.organization_id FROM webhook_deliveries d
 			JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
 			WHERE d.status = 'pending' AND d.next_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
-			AND e.disabled_at IS NULL
+			AND e.disabled_at IS NULL AND ` + hostFree + `
 			ORDER BY d.next_at, d.id LIMIT 1`
-		if db.engine == Postgres {
-			q += ` FOR UPDATE OF d SKIP LOCKED`
-		}
 		var id, house string
-		if err := tx.QueryRow(ctx, q, now.UnixMilli(), now.UnixMilli()).Scan(&id, &house); err != nil {
+		if err := tx.QueryRow(ctx, q, now.UnixMilli(), now.UnixMilli(), now.UnixMilli(), perHost).Scan(&id, &house); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
@@ -272,10 +305,17 @@ func deliveredAt(a webhook.Attempt) sql.NullInt64 {
 
 func nullInt(n int) sql.NullInt64 { return sql.NullInt64{Int64: int64(n), Valid: n != 0} }
 
-// NextDue returns when the earliest pending delivery is due.
-func (db *DB) NextDue(ctx context.Context) (time.Time, bool, error) {
+// NextDue returns when the earliest pending delivery a sender could claim
+// is due: no sender holds it and its host is below perHost. (A host that
+// is full frees up when one of its sends ends; that sender claims again
+// at once, and idle ones look again within their poll.)
+func (db *DB) NextDue(ctx context.Context, perHost int) (time.Time, bool, error) {
 	var at sql.NullInt64
-	if err := db.read().QueryRow(ctx, `SELECT MIN(next_at) FROM webhook_deliveries WHERE status = 'pending'`).Scan(&at); err != nil {
+	now := db.nowMs()
+	if err := db.read().QueryRow(ctx, `SELECT MIN(d.next_at) FROM webhook_deliveries d
+		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
+		WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < ?) AND e.disabled_at IS NULL
+		AND `+hostFree, now, now, perHost).Scan(&at); err != nil {
 		return time.Time{}, false, err
 	}
 	return time.UnixMilli(at.Int64), at.Valid, nil

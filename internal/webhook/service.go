@@ -23,7 +23,11 @@ import (
 type Store interface {
 	Endpoints(ctx context.Context, house string) ([]Endpoint, error)
 	Endpoint(ctx context.Context, house, id string) (Endpoint, error)
-	CreateEndpoint(ctx context.Context, e Endpoint) error
+	// CreateEndpoint registers e unless its house has most endpoints
+	// already (ErrTooManyEndpoints with max), checked and written in one
+	// transaction under the house's lock, so racing registrations cannot
+	// pass the cap together.
+	CreateEndpoint(ctx context.Context, e Endpoint, most int) error
 	// DeleteEndpoint removes the endpoint and every delivery of it that is
 	// not being sent right now, in one transaction; errs.NotFound when the
 	// house has no such endpoint.
@@ -35,16 +39,19 @@ type Store interface {
 	Deliveries(ctx context.Context, house, endpoint string, limit int) ([]Delivery, error)
 	// ClaimDelivery takes the delivery due longest (next attempt at or
 	// before now) of an active endpoint, or one whose sender's lease
-	// lapsed, for worker until leaseUntil, counting the attempt.
-	ClaimDelivery(ctx context.Context, worker string, now, leaseUntil time.Time) (Delivery, bool, error)
+	// lapsed, for worker until leaseUntil, counting the attempt; a
+	// delivery whose host has perHost deliveries being sent is passed
+	// over. Claims are serialised, so the count holds across processes.
+	ClaimDelivery(ctx context.Context, worker string, now, leaseUntil time.Time, perHost int) (Delivery, bool, error)
 	// RecordAttempt writes the outcome of the attempt the worker holds (and
 	// disables the endpoint on Gone), in one transaction; a delivery
 	// whose endpoint was deleted meanwhile is removed instead.
 	RecordAttempt(ctx context.Context, d Delivery, worker string, a Attempt) error
 	// RecordTest writes a test message's delivery, already attempted once.
 	RecordTest(ctx context.Context, d Delivery, a Attempt) error
-	// NextDue returns when the earliest pending delivery is due.
-	NextDue(ctx context.Context) (time.Time, bool, error)
+	// NextDue returns when the earliest pending delivery a sender could
+	// claim is due: none being sent, its host below perHost.
+	NextDue(ctx context.Context, perHost int) (time.Time, bool, error)
 }
 
 // Attempt is what became of one attempt.
@@ -61,6 +68,7 @@ type Attempt struct {
 type Options struct {
 	Guard       *urlguard.Guard // the one way out; urlguard.New() when nil
 	Concurrency int             // deliveries sent at once by Run (default 4)
+	PerHost     int             // deliveries to one host sent at once, by every sender of every process (default PerHost)
 	Lease       time.Duration   // how long a sender holds a delivery (default 1 min; above the guard's 10 s)
 	Poll        time.Duration   // the longest an idle sender waits before looking again (default 1 s)
 	Now         func() time.Time
@@ -85,6 +93,9 @@ func NewService(store Store, opts Options) *Service {
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
+	}
+	if opts.PerHost <= 0 {
+		opts.PerHost = PerHost
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = time.Minute
@@ -118,7 +129,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Endpoint, error
 }
 
 // Create registers an endpoint after the guard checked its URL (https,
-// every address the name resolves to public), with a fresh secret.
+// every address the name resolves to public), with a fresh secret; a house
+// with MaxEndpoints already is refused (TOO_MANY_ENDPOINTS).
 func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest) (Created, error) {
 	if err := manages(p); err != nil {
 		return Created{}, err
@@ -128,7 +140,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest
 	}
 	e := Endpoint{ID: uuid.Must(uuid.NewV7()).String(), URL: in.URL, Events: in.Events, Active: true,
 		CreatedAt: ts.Of(s.now()), HouseID: p.HouseID, UserID: p.UserID, Secret: sign.NewSecret()}
-	if err := s.store.CreateEndpoint(ctx, e); err != nil {
+	if err := s.store.CreateEndpoint(ctx, e, MaxEndpoints); err != nil {
 		return Created{}, err
 	}
 	return Created{ID: e.ID, URL: e.URL, Events: e.Events, Active: e.Active, CreatedAt: e.CreatedAt, Secret: e.Secret}, nil
@@ -244,7 +256,7 @@ func (s *Service) loop(ctx context.Context, name string) {
 // delivery is due, Poll at most.
 func (s *Service) idle(ctx context.Context) time.Duration {
 	wait := s.opts.Poll
-	if at, ok, err := s.store.NextDue(ctx); err == nil && ok {
+	if at, ok, err := s.store.NextDue(ctx, s.opts.PerHost); err == nil && ok {
 		wait = min(wait, max(at.Sub(s.now()), time.Millisecond))
 	}
 	return wait
@@ -256,7 +268,7 @@ func (s *Service) One(ctx context.Context) (bool, error) { return s.one(ctx, s.w
 
 func (s *Service) one(ctx context.Context, worker string) (bool, error) {
 	now := s.now()
-	d, ok, err := s.store.ClaimDelivery(ctx, worker, now, now.Add(s.opts.Lease))
+	d, ok, err := s.store.ClaimDelivery(ctx, worker, now, now.Add(s.opts.Lease), s.opts.PerHost)
 	if err != nil || !ok {
 		return false, err
 	}

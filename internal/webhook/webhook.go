@@ -16,7 +16,11 @@
 // false) and fails what it still had queued; a redirect, another status,
 // a refused address or a network error is a failed attempt. Deliveries
 // live in the database and are claimed with a lease, so they survive a
-// restart and several workers never send one attempt twice. Deleting an
+// restart and several workers never send one attempt twice. A house has
+// at most MaxEndpoints endpoints, and at most PerHost deliveries to one
+// host are being sent at any moment, across every sender of every process
+// (the claim counts them in the database), so many endpoints naming one
+// host cannot turn one event into a flood. Deleting an
 // endpoint drops what it had queued and waits for a send already in
 // flight to end, so nothing reaches it after the answer.
 package webhook
@@ -27,6 +31,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,11 +55,30 @@ var Events = []string{DevelopDone, VerdictWritten}
 // MaxURL is the longest URL an endpoint may have.
 const MaxURL = 2048
 
+// MaxEndpoints is how many endpoints a house may register (DECISIONS §11).
+const MaxEndpoints = 20
+
+// PerHost is how many deliveries to one host are sent at once, at most.
+const PerHost = 2
+
 // Errors of the registry.
 var (
 	ErrBadEvents = errs.Msg(errs.BadBody, "events must list one or more of develop.done and verdict.written.")
 	ErrForbidden = errs.Msg(errs.Forbidden, "Only an owner or admin of the house manages webhook endpoints.")
+	// ErrTooManyEndpoints refuses a registration past MaxEndpoints; its
+	// max field says how many a house may have.
+	ErrTooManyEndpoints = errs.New(errs.KindInvalid, "TOO_MANY_ENDPOINTS", "The house has as many webhook endpoints as it may; delete one to add another.")
 )
+
+// Host is what deliveries are counted by for PerHost: the URL's host name,
+// lower case, without port; "" for a URL that does not parse.
+func Host(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+}
 
 // Endpoint is a registered receiver (SPEC §2 Webhook endpoint). The secret
 // is shown only when the endpoint is created.

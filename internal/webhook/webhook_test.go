@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -246,7 +247,7 @@ func TestSurvivesRestart(t *testing.T) {
 	id := f.enqueue(t)
 	// A sender claims the delivery and dies before it sends.
 	now := time.Now()
-	if _, ok, err := f.db.ClaimDelivery(context.Background(), "crashed", now, now.Add(time.Minute)); !ok || err != nil {
+	if _, ok, err := f.db.ClaimDelivery(context.Background(), "crashed", now, now.Add(time.Minute), webhook.PerHost); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if did, err := s.One(context.Background()); did || err != nil {
@@ -452,4 +453,62 @@ func FuzzCreateRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPerHostConcurrency: twelve endpoints of a house name one host; one
+// event queues a delivery to each. Two processes' senders (eight each)
+// drain the outbox, and the host never has more than PerHost requests
+// open at once; every delivery arrives.
+func TestPerHostConcurrency(t *testing.T) {
+	var open, most, served atomic.Int64
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		n := open.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(50 * time.Millisecond) // a slow receiver, so sends overlap when they can
+		open.Add(-1)
+		served.Add(1)
+		w.Header().Set("Connection", "close")
+	}))
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	guard := func() *urlguard.Guard {
+		return urlguard.New(urlguard.AllowLoopbackForTest(t, netip.MustParseAddrPort(srv.Listener.Addr().String())), urlguard.WithRootCAs(pool))
+	}
+	r := &receiver{t: t, url: srv.URL + "/0"}
+	f, s1 := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+		return webhook.NewService(db, webhook.Options{Guard: guard(), Concurrency: 8})
+	})
+	for i := 1; i < 12; i++ {
+		if _, err := s1.Create(context.Background(), f.owner, webhook.CreateRequest{URL: srv.URL + "/" + strconv.Itoa(i), Events: []string{webhook.DevelopDone}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := webhook.NewService(f.db, webhook.Options{Guard: guard(), Concurrency: 8})
+	eps, err := s1.List(context.Background(), f.owner)
+	if err != nil || len(eps) != 12 {
+		t.Fatalf("endpoints %d %v", len(eps), err)
+	}
+	msg, _ := webhook.NewMessage(webhook.DevelopDone, time.Now(), map[string]string{"id": "job"})
+	for _, ep := range eps { // as a settle's transaction writes them: one message, a delivery per endpoint
+		now := time.Now().UnixMilli()
+		if _, err := f.db.RawExec(context.Background(), `INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, message_id,
+			event, body, status, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+			uuid.Must(uuid.NewV7()).String(), f.owner.HouseID, ep.ID, msg.ID, msg.Event, string(msg.Body), now, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s1.Run(ctx) })
+	wg.Go(func() { _ = s2.Run(ctx) })
+	for deadline := time.Now().Add(60 * time.Second); served.Load() < 12 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	if served.Load() != 12 || most.Load() > webhook.PerHost || most.Load() < 1 {
+		t.Errorf("served %d, at most %d at once; want 12, and at most %d at once", served.Load(), most.Load(), webhook.PerHost)
+	}
 }
