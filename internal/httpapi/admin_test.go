@@ -6,6 +6,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -341,3 +342,89 @@ func TestAdminCodes(t *testing.T) {
 
 // CodesBodyT is the codes list as the tests read it.
 type CodesBodyT struct{ Codes []invite.Code }
+
+// TestAdminActionsActOnce: ten operators' presses at once, on each
+// engine: retrying one cancelled develop makes one develop and holds its
+// price once (the other nine name that retry, ALREADY_RETRIED); a later
+// press does the same; cancelling one queued develop releases its hold
+// once. The retry is the develop's member's.
+func TestAdminActionsActOnce(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		a := apptest.New(t, e)
+		op := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
+		member := a.SignUp(t, "linen")
+		k := a.Key(t, member, "member")
+		adm := op.Session()
+		cancelled := submitJob(t, a, k, "upscale")
+		want(t, a.Do(t, "POST", "/api/toolkit/jobs/"+cancelled+"/cancel", k, nil), 200, "")
+		queued := submitJob(t, a, k, "upscale")
+		before := houseBalance(t, a, member.HouseID)
+
+		press := func(action, id string) []ops.Tally {
+			var wg sync.WaitGroup
+			tallies := make([]ops.Tally, 10)
+			for i := range tallies {
+				wg.Go(func() {
+					res := a.Do(t, "POST", "/api/toolkit/admin/develops/action", adm, map[string]any{"action": action, "jobIds": []string{id}})
+					if res.Status != 200 {
+						t.Errorf("%s: %d %s", action, res.Status, res.Body)
+					}
+					res.JSON(t, &tallies[i])
+				})
+			}
+			wg.Wait()
+			return tallies
+		}
+		var retried, already int
+		newJobs := map[string]bool{}
+		for _, tl := range press("retry", cancelled) {
+			r := tl.Results[0]
+			switch {
+			case r.Outcome == "retried" && tl.TokensHeld == 2:
+				retried++
+			case r.Outcome == "skipped" && *r.Reason == "ALREADY_RETRIED" && tl.TokensHeld == 0:
+				already++
+			default:
+				t.Errorf("retry result %+v", tl)
+			}
+			newJobs[*r.NewJobID] = true
+		}
+		if retried != 1 || already != 9 || len(newJobs) != 1 {
+			t.Errorf("retries: %d made, %d already, %d distinct new develops; want 1, 9, 1", retried, already, len(newJobs))
+		}
+		var develops int
+		_ = a.DB.QueryTest(context.Background(), `SELECT COUNT(*) FROM jobs WHERE organization_id = '`+member.HouseID+`'`, &develops)
+		if develops != 3 {
+			t.Errorf("%d develops in the house; want 3 (the cancelled, the queued, one retry)", develops)
+		}
+		var cancels, settled int
+		for _, tl := range press("cancel", queued) {
+			switch r := tl.Results[0]; {
+			case r.Outcome == "cancelled" && tl.TokensReleased == 2:
+				cancels++
+			case r.Outcome == "skipped" && *r.Reason == "ALREADY_SETTLED":
+				settled++
+			default:
+				t.Errorf("cancel result %+v", tl)
+			}
+		}
+		if cancels != 1 || settled != 9 {
+			t.Errorf("cancels: %d done, %d already settled; want 1 and 9", cancels, settled)
+		}
+		after := houseBalance(t, a, member.HouseID)
+		// One retry held 2, one cancel released 2: the house is where it was.
+		if after.Held != before.Held || after.Balance != before.Balance {
+			t.Errorf("balance %+v after; %+v before", after, before)
+		}
+		var retryUser string
+		for id := range newJobs {
+			_ = a.DB.QueryTest(context.Background(), `SELECT user_id FROM jobs WHERE id = '`+id+`'`, &retryUser)
+		}
+		if retryUser != member.ID {
+			t.Errorf("the retry belongs to %q; want the develop's member %q", retryUser, member.ID)
+		}
+		if err := a.DB.CheckLedger(context.Background(), member.HouseID); err != nil {
+			t.Error(err)
+		}
+	})
+}

@@ -196,8 +196,8 @@ func (in *ActionRequest) Validate() error {
 type ActionResult struct {
 	JobID    string  `json:"jobId"`
 	Outcome  string  `json:"outcome" enum:"cancelled,retried,skipped"`
-	Reason   *string `json:"reason" description:"Why it was skipped: NOT_FOUND, ALREADY_RENDERING, ALREADY_SETTLED, NOT_RETRYABLE (neither failed nor cancelled), INSUFFICIENT_TOKENS, UNKNOWN_TOOL, NO_INPUTS."`
-	NewJobID *string `json:"newJobId" description:"The develop a retry queued."`
+	Reason   *string `json:"reason" description:"Why it was skipped: NOT_FOUND, ALREADY_RENDERING, ALREADY_SETTLED, NOT_RETRYABLE (neither failed nor cancelled), ALREADY_RETRIED (retried before: newJobId names that retry), INSUFFICIENT_TOKENS, UNKNOWN_TOOL, NO_INPUTS."`
+	NewJobID *string `json:"newJobId" description:"The develop a retry queued (or, ALREADY_RETRIED, the one queued before)."`
 	Tokens   int64   `json:"tokens" description:"Tokens a cancel released or a retry held."`
 }
 
@@ -214,7 +214,10 @@ type Tally struct {
 
 // Act retries or cancels many develops, each in its own house and with its
 // holds released or taken exactly as the house's own cancel and duplicate
-// routes do. A retry is attributed to the operator.
+// routes do. Each acts once per develop whatever the concurrency: a cancel
+// moves a queued develop once (the store's conditional transition), a
+// retry is made once (RetryKey). A retry belongs to the develop's member,
+// as the develop did.
 func (s *Service) Act(ctx context.Context, p auth.Principal, in ActionRequest) (Tally, error) {
 	if err := ensure(ctx, p); err != nil {
 		return Tally{}, err
@@ -270,12 +273,28 @@ func (s *Service) act(ctx context.Context, p auth.Principal, action, id string) 
 	if j.Status != job.Failed && j.Status != job.Cancelled {
 		return skipped(id, "NOT_RETRYABLE")
 	}
-	rc, err := s.jobs.Duplicate(ctx, as, id, "")
+	// A develop is retried once, however many presses of however many
+	// operators race: the retry is the develop's own member's, under a key
+	// named after the develop, and idempotency keys are unique per (house,
+	// member, key) in the database, so every press after the first (in this
+	// process or another) gets the one retry back, held and charged once.
+	if j.UserID != "" {
+		as.UserID = j.UserID
+	}
+	rc, err := s.jobs.Duplicate(ctx, as, id, RetryKey(id))
 	if err != nil {
 		return skipped(id, codeOf(err))
 	}
+	if rc.Replayed {
+		r := skipped(id, "ALREADY_RETRIED")
+		r.NewJobID = &rc.Job.ID
+		return r
+	}
 	return ActionResult{JobID: id, Outcome: "retried", NewJobID: &rc.Job.ID, Tokens: rc.TokensHeld}
 }
+
+// RetryKey is the idempotency key of an operator's retry of a develop.
+func RetryKey(jobID string) string { return "operator-retry:" + jobID }
 
 func codeOf(err error) string {
 	if e, ok := errs.As(err); ok {
