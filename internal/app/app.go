@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		return nil, errors.Join(err, relay.Close(), db.Close(), blobs.Close())
 	}
 	desk := support.NewService(db, support.Options{Blobs: blobs, Retention: time.Duration(cfg.ShotDays) * 24 * time.Hour,
-		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Now: now})
+		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Mailer: sender, Now: now})
 	memories := memory.NewService(db, now)
 	assistant := chat.NewService(db, ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), memories, pub, log, now)
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})

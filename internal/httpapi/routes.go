@@ -26,6 +26,7 @@ func (s *Server) table() []Route {
 		s.chatRoutes(),          // SPEC §4.12: the studio assistant
 		s.memoryRoutes(),        // SPEC §4.13: the studio's memory
 		s.supportRoutes(),       // SPEC §4.14: the help desk
+		s.deskRoutes(),          // SPEC §4.17, issue 28: the desk's side of the help desk, for operators
 		s.lettersRoutes(),       // SPEC §4.14, DECISIONS §10: drip letters, the e-mail provider's webhook
 		s.modelsRoutes(),        // SPEC §4.10: the casting board and model checkout
 		s.exploreRoutes(),       // SPEC §4.19: offerings (faces, packs, plans) and taking them

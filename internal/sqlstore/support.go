@@ -58,11 +58,12 @@ func (db *DB) InsertTicket(ctx context.Context, t support.Row, first support.Mes
 	})
 }
 
-// AppendMessage adds a message to an open ticket of the house.
+// AppendMessage adds a message to a ticket of the house that is not a
+// noted report; a closed one opens again.
 func (db *DB) AppendMessage(ctx context.Context, house, user, ticket string, m support.Message, screenshots []string) error {
 	return db.write(ctx, func(tx *Tx) error {
-		res, err := tx.Exec(ctx, `UPDATE support_tickets SET last_message_at = ? WHERE organization_id = ? AND id = ? AND status = 'open'`,
-			m.CreatedAt.UnixMilli(), house, ticket)
+		res, err := tx.Exec(ctx, `UPDATE support_tickets SET last_message_at = ?, closed_at = NULL
+			WHERE organization_id = ? AND id = ? AND status = 'open'`, m.CreatedAt.UnixMilli(), house, ticket)
 		if err != nil {
 			return err
 		}
@@ -73,12 +74,12 @@ func (db *DB) AppendMessage(ctx context.Context, house, user, ticket string, m s
 	})
 }
 
-// Tickets lists the house's open tickets (user is not read: a ticket is
-// the house's), the latest message first (within one millisecond, the
+// Tickets lists the house's tickets, open or closed (user is not read: a
+// ticket is the house's), the latest message first (within one millisecond, the
 // newer message id: ids are time-ordered), with their customer-visible
 // counts.
 func (db *DB) Tickets(ctx context.Context, house, user string) ([]support.Ticket, error) {
-	rows, err := db.read().Query(ctx, `SELECT t.id, t.status, t.subject, t.created_at, t.last_message_at,
+	rows, err := db.read().Query(ctx, `SELECT t.id, `+ticketStatus+`, t.subject, t.created_at, t.last_message_at,
 		(SELECT COUNT(*) FROM support_messages m WHERE m.ticket_id = t.id AND m.author <> 'note'),
 		(SELECT COUNT(*) FROM support_messages m WHERE m.ticket_id = t.id AND m.author = 'support' AND m.read_at IS NULL)
 		FROM support_tickets t WHERE t.organization_id = ? AND t.status = 'open'
@@ -103,12 +104,16 @@ func (db *DB) Tickets(ctx context.Context, house, user string) ([]support.Ticket
 	return out, rows.Err()
 }
 
+// ticketStatus is a ticket's status on the wire: closed when the desk
+// closed it (closed_at), else its stored status.
+const ticketStatus = `CASE WHEN t.closed_at IS NOT NULL THEN 'closed' ELSE t.status END`
+
 // Thread returns a ticket of the house's messages, oldest first, without
 // internal notes, and marks the desk's answers read.
 func (db *DB) Thread(ctx context.Context, house, user, ticket string, at time.Time) (support.Thread, error) {
 	var th support.Thread
 	err := db.write(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT status FROM support_tickets WHERE organization_id = ? AND id = ? AND status = 'open'`,
+		if err := tx.QueryRow(ctx, `SELECT `+ticketStatus+` FROM support_tickets t WHERE t.organization_id = ? AND t.id = ? AND t.status = 'open'`,
 			house, ticket).Scan(&th.Status); err != nil {
 			return notFound(err)
 		}

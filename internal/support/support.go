@@ -32,6 +32,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/blob"
 	"studio/internal/errs"
+	"studio/internal/mail"
 	"studio/internal/ts"
 )
 
@@ -80,7 +81,7 @@ var (
 // Ticket is a thread with the desk (SPEC §2). A noted report has a null id.
 type Ticket struct {
 	ID            *string `json:"id" description:"Null for a noted report (needsReply false)."`
-	Status        string  `json:"status" enum:"open,noted"`
+	Status        string  `json:"status" enum:"open,closed,noted" description:"closed: the desk closed it; the thread still reads, and a reply opens it again."`
 	Summary       string  `json:"summary"`
 	MessageCount  int     `json:"messageCount"`
 	UnreadCount   int     `json:"unreadCount" description:"Answers from the desk the caller has not opened yet."`
@@ -99,7 +100,7 @@ type Message struct {
 
 // Thread is a ticket's status and its messages, oldest first.
 type Thread struct {
-	Status   string    `json:"status" enum:"open,noted"`
+	Status   string    `json:"status" enum:"open,closed,noted"`
 	Messages []Message `json:"messages"`
 }
 
@@ -190,12 +191,14 @@ type ShotLink struct {
 	ExpiresAt ts.Time `json:"expiresAt"`
 }
 
-// Store is what the desk needs from persistence.
+// Store is what the help desk needs from persistence.
 type Store interface {
+	DeskStore
 	// InsertTicket writes a ticket with its first message.
 	InsertTicket(ctx context.Context, t Row, first Message) error
-	// AppendMessage adds a customer message to an open ticket of the
-	// house; NOT_FOUND otherwise.
+	// AppendMessage adds a customer message to a ticket of the house that
+	// is not a noted report, opening it again when the desk had closed it;
+	// NOT_FOUND otherwise.
 	AppendMessage(ctx context.Context, house, user, ticket string, m Message, screenshots []string) error
 	Tickets(ctx context.Context, house, user string) ([]Ticket, error)
 	// Thread returns an open ticket of the house, its messages without
@@ -223,6 +226,7 @@ type Service struct {
 	secret []byte        // signs screenshot links
 	bridge string        // SUPPORT_BRIDGE_SECRET; empty: the bridge is off
 	public string        // the service's public URL
+	mailer mail.Sender   // carries the desk's replies; nil sends none
 	now    func() time.Time
 }
 
@@ -233,6 +237,7 @@ type Options struct {
 	LinkSecret   []byte
 	BridgeSecret string
 	PublicURL    string
+	Mailer       mail.Sender
 	Now          func() time.Time
 }
 
@@ -241,7 +246,8 @@ func NewService(store Store, o Options) *Service {
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
-	return &Service{store: store, blobs: o.Blobs, keep: o.Retention, secret: o.LinkSecret, bridge: o.BridgeSecret, public: strings.TrimRight(o.PublicURL, "/"), now: o.Now}
+	return &Service{store: store, blobs: o.Blobs, keep: o.Retention, secret: o.LinkSecret, bridge: o.BridgeSecret, public: strings.TrimRight(o.PublicURL, "/"),
+		mailer: o.Mailer, now: o.Now}
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
@@ -309,8 +315,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Ticket, error) 
 	return s.store.Tickets(ctx, p.HouseID, p.UserID)
 }
 
-// Thread returns the caller's ticket, oldest message first, without the
-// desk's internal notes; the desk's answers become read. Another's ticket
+// Thread returns the caller's ticket, oldest message first, with the desk's
+// replies and without its internal notes, and its status (open or closed);
+// the desk's answers become read. Another's ticket
 // and one that never existed are the same 503.
 func (s *Service) Thread(ctx context.Context, p auth.Principal, id string) (Thread, error) {
 	t, err := s.store.Thread(ctx, p.HouseID, p.UserID, id, s.now())
