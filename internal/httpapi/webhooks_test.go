@@ -15,23 +15,25 @@ import (
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
+	"studio/internal/webhook"
 )
 
 // webhooksWalk is the webhooks area's part of the route walk (walk_test.go).
 var webhooksWalk = walkArea{
 	samples: map[string]sampleFunc{
 		"GET /api/toolkit/webhooks": static("/api/toolkit/webhooks", nil),
-		"POST /api/toolkit/webhooks": func(t *testing.T, a *apptest.App, _ *apptest.User) request {
+		"POST /api/toolkit/webhooks": func(t *testing.T, a *apptest.App, u *apptest.User) request {
+			makeRoom(t, a, u)
 			return request{"/api/toolkit/webhooks", map[string]any{"url": a.Receiver.URL, "events": []string{"develop.done"}}}
 		},
 		"DELETE /api/toolkit/webhooks/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/webhooks/" + registerHook(t, a, u, "develop.done").ID, nil}
+			return request{"/api/toolkit/webhooks/" + walkHook(t, a, u, true), nil}
 		},
 		"GET /api/toolkit/webhooks/{id}/deliveries": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/webhooks/" + registerHook(t, a, u, "develop.done").ID + "/deliveries", nil}
+			return request{"/api/toolkit/webhooks/" + walkHook(t, a, u, false) + "/deliveries", nil}
 		},
 		"POST /api/toolkit/webhooks/{id}/test": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/webhooks/" + registerHook(t, a, u, "develop.done").ID + "/test", nil}
+			return request{"/api/toolkit/webhooks/" + walkHook(t, a, u, false) + "/test", nil}
 		},
 	},
 	minRole: map[string]auth.Role{
@@ -41,6 +43,35 @@ var webhooksWalk = walkArea{
 		"GET /api/toolkit/webhooks/{id}/deliveries": auth.Admin,
 		"POST /api/toolkit/webhooks/{id}/test":      auth.Admin,
 	},
+}
+
+// walkHook is an endpoint of u's house for the walk's samples, which run
+// many times over and a house holds at most 20 endpoints: one already
+// registered when there is one, else (or when fresh) a new one, after
+// making room in a full house (the test's own fixture, written straight).
+func walkHook(t *testing.T, a *apptest.App, u *apptest.User, fresh bool) string {
+	t.Helper()
+	var id string
+	if !fresh {
+		_ = a.DB.QueryTest(context.Background(), `SELECT COALESCE(MIN(id), '') FROM webhook_endpoints WHERE organization_id = '`+u.HouseID+`'`, &id)
+		if id != "" {
+			return id
+		}
+	}
+	makeRoom(t, a, u)
+	return registerHook(t, a, u, "develop.done").ID
+}
+
+// makeRoom empties u's house of endpoints when it is nearly full.
+func makeRoom(t *testing.T, a *apptest.App, u *apptest.User) {
+	t.Helper()
+	var n int
+	_ = a.DB.QueryTest(context.Background(), `SELECT COUNT(*) FROM webhook_endpoints WHERE organization_id = '`+u.HouseID+`'`, &n)
+	if n >= webhook.MaxEndpoints-2 {
+		if _, err := a.DB.RawExec(context.Background(), `DELETE FROM webhook_endpoints WHERE organization_id = ?`, u.HouseID); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // hook is a registration answer as tests read it.
