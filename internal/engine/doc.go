@@ -29,9 +29,20 @@
 //
 // local.New (package local) performs the image tools in-process, with no
 // network and no randomness; local.NewLookbook composes looks. See that
-// package for what each tool does. Its codec (local.Probe, local.Decode,
-// local.Finish) also finishes the fal engine's results, so both obey the
-// same tier and shape rules.
+// package for what each tool does.
+//
+// # Engines side by side
+//
+// An engine is a folder directly under internal/engine (local, fal,
+// imageapi); a new provider is one more sibling folder. No engine imports
+// another engine. What they share lives below them: this package (the
+// contract, and the frame rules every result obeys: DecodeInput,
+// ProbeInput, FrameSize, Finish, FinishSized, EncodeJPEG, EncodePNG),
+// package picture (decoding, encoding, orientation, resampling, canvas
+// extension, colour spaces), and two helpers of engines, which are not
+// engines and import none: segment (the graph-cut matte) and lookbrief
+// (a look's brief for a provider). cmd/studio's TestImportRules holds
+// the rule.
 //
 // # The fal engine
 //

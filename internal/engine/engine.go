@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"studio/internal/imagemem"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // Shape is the width and height of an output destination. Only its aspect
@@ -149,16 +149,12 @@ func (r Request) All(role string) [][]byte {
 
 // MemoryCost is the most memory decoding r's inputs can take: each input's
 // decoded pixels, the NRGBA copy the tools work on, and one more for an EXIF
-// rotation. An unreadable input counts nothing (it fails at decode). Callers
-// take it from the process's imagemem.Budget before Run.
+// rotation (picture.Cost). An unreadable input counts nothing (it fails at
+// decode). Callers take it from the process's imagemem.Budget before Run.
 func MemoryCost(r Request) int64 {
 	var n int64
 	for _, in := range r.Inputs {
-		w, h, size, err := imagemem.Decoded(in.Data)
-		if err != nil {
-			continue
-		}
-		n += size + int64(w)*int64(h)*8
+		n += picture.Cost(in.Data, 8)
 	}
 	return n
 }

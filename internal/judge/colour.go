@@ -5,32 +5,9 @@ import (
 	"math"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/picture"
 )
-
-// labOf converts 8-bit sRGB to CIE L*a*b* (D65).
-func labOf(r, g, b float64) (float64, float64, float64) {
-	lr, lg, lb := linear(r), linear(g), linear(b)
-	x := (0.4124564*lr + 0.3575761*lg + 0.1804375*lb) / 0.95047
-	y := 0.2126729*lr + 0.7151522*lg + 0.0721750*lb
-	z := (0.0193339*lr + 0.1191920*lg + 0.9503041*lb) / 1.08883
-	fx, fy, fz := labF(x), labF(y), labF(z)
-	return 116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)
-}
-
-func linear(v float64) float64 {
-	v /= 255
-	if v <= 0.04045 {
-		return v / 12.92
-	}
-	return math.Pow((v+0.055)/1.055, 2.4)
-}
-
-func labF(t float64) float64 {
-	if t > 216.0/24389 {
-		return math.Cbrt(t)
-	}
-	return (24389.0/27*t + 16) / 116
-}
 
 // colourDistance compares a colour change with its source: the pixels the
 // change moved (ΔE over 10, on copies at most 256 px long) are the garment;
@@ -50,12 +27,12 @@ func colourDistance(img, src *image.NRGBA, target [3]float64) (float64, bool) {
 	}
 	a := imaging.Resize(img, w, h, imaging.Box)
 	b := imaging.Resize(src, w, h, imaging.Box)
-	_, ta, tb := labOf(target[0], target[1], target[2])
+	_, ta, tb := picture.ToLab(target[0], target[1], target[2])
 	var sa, sb float64
 	n := 0
 	for i := 0; i < len(a.Pix); i += 4 {
-		l1, a1, b1 := labOf(float64(a.Pix[i]), float64(a.Pix[i+1]), float64(a.Pix[i+2]))
-		l2, a2, b2 := labOf(float64(b.Pix[i]), float64(b.Pix[i+1]), float64(b.Pix[i+2]))
+		l1, a1, b1 := picture.ToLab(float64(a.Pix[i]), float64(a.Pix[i+1]), float64(a.Pix[i+2]))
+		l2, a2, b2 := picture.ToLab(float64(b.Pix[i]), float64(b.Pix[i+1]), float64(b.Pix[i+2]))
 		if math.Sqrt((l1-l2)*(l1-l2)+(a1-a2)*(a1-a2)+(b1-b2)*(b1-b2)) <= 10 {
 			continue
 		}

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"studio/internal/engine"
-	"studio/internal/engine/local"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // Frame is what a judge looks at: a developed frame, the request that made
@@ -66,7 +66,7 @@ type Local struct{}
 // unreadable, a source it cannot decode is left out of the comparisons.
 func (Local) Look(ctx context.Context, f Frame) Reading {
 	r := Reading{Judge: "local"}
-	img, err := local.Decode(f.Data)
+	img, err := picture.Decode(f.Data)
 	if err != nil {
 		r.Unreadable = true
 		r.Note = "The frame could not be decoded: " + err.Error()
@@ -74,7 +74,7 @@ func (Local) Look(ctx context.Context, f Frame) Reading {
 	}
 	var src *image.NRGBA
 	if len(f.Source) > 0 {
-		src, _ = local.Decode(f.Source)
+		src, _ = picture.Decode(f.Source)
 	}
 	m := measure(img, src, f)
 	r.Findings = m.findings()

@@ -20,6 +20,7 @@ import (
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/notify"
+	"studio/internal/picture"
 )
 
 // Task is a frame waiting for its verdict.
@@ -296,7 +297,10 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("frame bytes: %w", err)
 	}
 	f := Frame{Tool: j.Tool, Tier: j.Tier, Params: j.Params, Data: data, Source: s.source(ctx, j)}
-	release, err := s.opts.Decoding.Acquire(ctx, lookCost(f.Data)+lookCost(f.Source))
+	// Judging an image takes its decoded pixels and the planes the local
+	// judge reads (luma and its pyramid), about 12 bytes a pixel beside them;
+	// bytes that do not decode cost nothing (Look finds them unreadable).
+	release, err := s.opts.Decoding.Acquire(ctx, picture.Cost(f.Data, 12)+picture.Cost(f.Source, 12))
 	if errors.Is(err, imagemem.ErrOverBudget) {
 		return Write(t.HouseID, t.JobID, Reading{Judge: "local", Unreadable: true,
 			Note: "The frame needs more memory to decode than this server allows."}, s.opts.Threshold, s.now()), nil
@@ -338,20 +342,6 @@ func (s *Service) recordFailedLook(ctx context.Context, j job.Job, u ai.Usage) {
 	if err := s.opts.Calls.RecordAICall(context.WithoutCancel(ctx), j.HouseID, c); err != nil {
 		s.opts.Log.ErrorContext(ctx, "record a failed vision look's AI call", "job", j.ID, "err", err)
 	}
-}
-
-// lookCost is the memory judging an image takes: its decoded pixels and
-// the planes the local judge reads (luma and its pyramid), about 12 bytes a
-// pixel beside the pixels.
-func lookCost(data []byte) int64 {
-	if len(data) == 0 {
-		return 0
-	}
-	w, h, size, err := imagemem.Decoded(data)
-	if err != nil {
-		return 0 // it will not decode: Look finds it unreadable
-	}
-	return size + int64(w)*int64(h)*12
 }
 
 // source reads the frame's main input (image, else model), or nil.

@@ -12,7 +12,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/ai"
-	"studio/internal/engine/local"
+	"studio/internal/picture"
 )
 
 // Vision is the judge that asks an OpenAI-compatible chat endpoint to look
@@ -136,7 +136,7 @@ func (v *Vision) Look(ctx context.Context, f Frame, measured Reading) (Reading, 
 // shrink re-encodes an image as a JPEG at most long px on its long edge,
 // so a 4k frame does not cost a model a fortune to look at.
 func shrink(data []byte, long int) ([]byte, error) {
-	img, err := local.Decode(data)
+	img, err := picture.Decode(data)
 	if err != nil {
 		return nil, err
 	}

@@ -18,13 +18,13 @@
 // the submit is never retried, since a second one would be billed.
 //
 // Inputs are validated as the local engine does (engine.Validate, plus a
-// header probe of each image, local.Probe) before anything is spent, and sent as base64
+// header probe of each image, engine.ProbeInput) before anything is spent, and sent as base64
 // data URIs in the models' image fields. Model ids per tool are the
 // configuration table DefaultModels. A non-2xx answer, a status other than
 // the three, a COMPLETED with an error, an output without a file, or a file
 // that is not an image is a provider fault. Still results are resampled to
 // the tier's long edge and composed for the request's shape, exactly like
-// local results (local.Finish); remove-background stays a PNG with alpha.
+// local results (engine.Finish); remove-background stays a PNG with alpha.
 // A lookbook-video result is passed through at the provider's resolution
 // (the tier rule applies to stills), with its size read from the output or
 // the MP4 header.
@@ -38,7 +38,7 @@
 // frame's long edge. An answer more than 3% smaller than the frame goes
 // once through the upscale model; one of another aspect (beyond 3%) or
 // under 256 px is a provider fault. The frame is then fitted to the
-// destination's exact size (local.FinishSized).
+// destination's exact size (engine.FinishSized).
 //
 // Safety: an output whose has_nsfw_concepts flags an image, or a 4xx whose
 // detail (fal docs "Errors": [{loc, msg, type, url}]) has the type

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"studio/internal/engine"
-	"studio/internal/engine/local"
 	"studio/internal/engine/lookbrief"
+	"studio/internal/picture"
 )
 
 // DefaultBaseURL is fal.ai's queue endpoint.
@@ -114,13 +114,8 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	uris := map[string][]string{}
 	sizes := map[string][2]int{}
 	for _, in := range r.Inputs {
-		mime, w, h, err := local.Probe(in.Data)
+		mime, w, h, err := engine.ProbeInput(r.Tool, in.Role, in.Data)
 		if err != nil {
-			if fe, ok := errors.AsType[*engine.Error](err); ok {
-				c := *fe
-				c.Tool, c.Reason = r.Tool, "The "+in.Role+" input: "+c.Reason
-				return engine.Result{}, &c
-			}
 			return engine.Result{}, err
 		}
 		uris[in.Role] = append(uris[in.Role], "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(in.Data))
@@ -437,11 +432,11 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 		}
 		return engine.Result{Data: data, Mime: cmpOr(f.ContentType, cmpOr(mime, "video/mp4")), Width: w, Height: h}, nil
 	}
-	img, err := local.Decode(data)
+	img, err := picture.Decode(data)
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result is not an image we can read.", err)
 	}
-	res, err := local.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
+	res, err := engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
 	}

@@ -3,13 +3,12 @@ package fal
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"image"
 
 	"studio/internal/engine"
-	"studio/internal/engine/local"
 	"studio/internal/engine/lookbrief"
+	"studio/internal/picture"
 )
 
 // lookAspects are the aspect_ratio values the look model accepts
@@ -42,13 +41,8 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 	}
 	urls := make([]string, len(b.Images))
 	for i, data := range b.Images {
-		mime, _, _, err := local.Probe(data)
+		mime, _, _, err := engine.ProbeInput(r.Tool, b.Parts[i], data)
 		if err != nil {
-			if fe, ok := errors.AsType[*engine.Error](err); ok {
-				c := *fe
-				c.Tool, c.Reason = r.Tool, "The "+b.Parts[i]+" input: "+c.Reason
-				return engine.Result{}, &c
-			}
 			return engine.Result{}, err
 		}
 		urls[i] = "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
@@ -89,7 +83,7 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 				"The restoration pass answered a %dx%d picture, not the %s frame it was given. Nothing was charged.", w, h, asked), nil)
 		}
 	}
-	res, err := local.FinishSized(img, b.Width, b.Height)
+	res, err := engine.FinishSized(img, b.Width, b.Height)
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
 	}
@@ -102,7 +96,7 @@ func (e *Engine) fetchImage(ctx context.Context, tool, u string) (*image.NRGBA, 
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	img, err := local.Decode(data)
+	img, err := picture.Decode(data)
 	if err != nil {
 		return nil, 0, 0, engine.ProviderError(tool, "fal's result is not an image we can read.", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/engine/fal/faltest"
-	"studio/internal/engine/local"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 const lookModel = "fal-ai/nano-banana-pro/edit"
@@ -146,7 +146,7 @@ func TestLookFrames(t *testing.T) {
 			if res.Width != c.w || res.Height != c.h || res.Mime != "image/jpeg" {
 				t.Fatalf("frame %dx%d %s, want %dx%d jpeg", res.Width, res.Height, res.Mime, c.w, c.h)
 			}
-			img, err := local.Decode(res.Data)
+			img, err := picture.Decode(res.Data)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"studio/internal/engine"
-	"studio/internal/engine/local"
 	"studio/internal/engine/lookbrief"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // DefaultModels maps each tool to the fal model id that performs it. It is
@@ -215,7 +215,7 @@ func markURIs(r engine.Request, first int) ([]string, string, error) {
 	marks := r.Marks()
 	out := make([]string, len(marks))
 	for i, m := range marks {
-		mime, _, _, err := local.Probe(m.Data)
+		mime, _, _, err := picture.Probe(m.Data)
 		if err != nil {
 			return nil, "", engine.InputError(r.Tool, "The logo rendition riding with this frame is not an image we can read.", err)
 		}

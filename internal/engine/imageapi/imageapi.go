@@ -18,7 +18,7 @@
 //
 // A look frame is briefed by package lookbrief (the references in order,
 // the riding marks last, one prompt), asked at the size nearest the
-// frame's aspect, and fitted to the frame's exact size with the local codec (a Lanczos resample up to the
+// frame's aspect, and fitted to the frame's exact size with engine.FinishSized (a Lanczos resample up to the
 // tier's pixels: the endpoint has no upscale model, and its sizes stop at
 // 1536). An answer not of the size asked (beyond 3% in aspect, or under 256
 // px) fails the frame; a refusal by the endpoint's safety system (an error
@@ -31,7 +31,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -43,8 +42,8 @@ import (
 	"time"
 
 	"studio/internal/engine"
-	"studio/internal/engine/local"
 	"studio/internal/engine/lookbrief"
+	"studio/internal/picture"
 )
 
 // DefaultModel is asked for when the configuration names none.
@@ -125,12 +124,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		sent.Prompt = prompt
 	}
 	for i, data := range images {
-		if _, _, _, err := local.Probe(data); err != nil {
-			if fe, ok := errors.AsType[*engine.Error](err); ok {
-				c := *fe
-				c.Tool, c.Reason = r.Tool, "The "+parts[i]+" input: "+c.Reason
-				return engine.Result{}, &c
-			}
+		if _, _, _, err := engine.ProbeInput(r.Tool, parts[i], data); err != nil {
 			return engine.Result{}, err
 		}
 	}
@@ -140,7 +134,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	if err != nil {
 		return engine.Result{}, err
 	}
-	img, err := local.Decode(data)
+	img, err := picture.Decode(data)
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "The image endpoint's answer is not an image we can read.", err)
 	}
@@ -152,9 +146,9 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	var res engine.Result
 	if r.Tool == lookbrief.Tool {
 		fw, fh := lookbrief.FrameSize(r)
-		res, err = local.FinishSized(img, fw, fh)
+		res, err = engine.FinishSized(img, fw, fh)
 	} else {
-		res, err = local.Finish(img, r.Tier, r.Shape, false)
+		res, err = engine.Finish(img, r.Tier, r.Shape, false)
 	}
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "The image endpoint's answer could not be finished.", err)

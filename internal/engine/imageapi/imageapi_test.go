@@ -15,11 +15,12 @@ import (
 	"studio/internal/ai/aitest"
 	"studio/internal/engine"
 	"studio/internal/engine/imageapi"
-	"studio/internal/engine/local"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
-func picture(t testing.TB, w, h int, c color.NRGBA, encode func(*bytes.Buffer, image.Image) error) []byte {
+// solid is a w x h picture of one colour, encoded.
+func solid(t testing.TB, w, h int, c color.NRGBA, encode func(*bytes.Buffer, image.Image) error) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -43,9 +44,9 @@ func jpegOf(b *bytes.Buffer, img image.Image) error { return jpeg.Encode(b, img,
 // the answer, and the failures (wrong size, a safety refusal, a refused key).
 func TestRun(t *testing.T) {
 	grey := color.NRGBA{128, 128, 128, 255}
-	model, top, trousers, base := picture(t, 300, 500, grey, jpegOf), picture(t, 200, 200, grey, jpegOf), picture(t, 200, 260, grey, jpegOf), picture(t, 400, 500, grey, jpegOf)
+	model, top, trousers, base := solid(t, 300, 500, grey, jpegOf), solid(t, 200, 200, grey, jpegOf), solid(t, 200, 260, grey, jpegOf), solid(t, 400, 500, grey, jpegOf)
 	red := color.NRGBA{200, 30, 40, 255}
-	portrait, square, landscape := picture(t, 1024, 1536, red, pngOf), picture(t, 1024, 1024, red, pngOf), picture(t, 1536, 1024, red, pngOf)
+	portrait, square, landscape := solid(t, 1024, 1536, red, pngOf), solid(t, 1024, 1024, red, pngOf), solid(t, 1536, 1024, red, pngOf)
 	lookParams := map[string]string{"key": "lock", "aesthetic": "minimal", "roles": "top,bottom", "labels": `["Linen shirt"]`, "scene": "Studio white, a white cyclorama"}
 	cases := []struct {
 		name   string
@@ -132,7 +133,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			img, err := local.Decode(res.Data)
+			img, err := picture.Decode(res.Data)
 			if err != nil {
 				t.Fatal(err)
 			}

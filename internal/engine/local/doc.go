@@ -99,8 +99,10 @@
 //     measured 20% down the figure (tops and dresses from the shoulder line,
 //     trousers from 47% down when a top is also given), with a soft shadow.
 //
-// Inputs are decoded by Decode (jpeg, png, webp; EXIF orientation applied;
-// over 50 megapixels refused before decoding) and results finished by
-// Finish: resampled to the tier's long edge, composed for the shape, JPEG
-// at quality 90 or PNG with alpha.
+// Inputs are decoded by engine.DecodeInput (package picture: jpeg, png,
+// webp; EXIF orientation applied; over 50 megapixels refused before
+// decoding), and results conformed to engine.FrameSize (picture.Conform:
+// resampled to the tier's long edge, composed for the shape) and encoded by
+// engine.EncodeJPEG at quality 90 or engine.EncodePNG with alpha, as every
+// engine's are.
 package local

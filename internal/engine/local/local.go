@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"runtime/debug"
 	"slices"
 
@@ -96,6 +97,16 @@ func alive(ctx context.Context) error {
 		return fmt.Errorf("engine: run stopped: %w", err)
 	}
 	return nil
+}
+
+// decodeRole decodes the first input in role (engine.DecodeInput), tagging
+// its faults with the tool and the role.
+func decodeRole(r engine.Request, role string) (*image.NRGBA, error) {
+	data, ok := r.Input(role)
+	if !ok {
+		return nil, engine.InputError(r.Tool, fmt.Sprintf("The %s tool needs an input in the %s role.", r.Tool, role), nil)
+	}
+	return engine.DecodeInput(r.Tool, role, data)
 }
 
 // strengthParam reads params.strength, or def when it is absent.

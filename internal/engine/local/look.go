@@ -13,6 +13,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
+	"studio/internal/picture"
 )
 
 // Lookbook is the local engine's lookbook tool, kept as its own engine so
@@ -103,7 +104,7 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(frame)
+	return engine.EncodeJPEG(frame)
 }
 
 // lookCanvas is the frame's size: the shape's aspect (the model's without
@@ -170,7 +171,7 @@ func sweep(w, h int, c [3]uint8, floor bool) *image.NRGBA {
 		row := out.Pix[y*out.Stride : y*out.Stride+w*4]
 		for x := 0; x < w; x++ {
 			for k := range 3 {
-				row[x*4+k] = clamp8(float64(c[k]) * f)
+				row[x*4+k] = picture.Clamp8(float64(c[k]) * f)
 			}
 		}
 	}
@@ -212,7 +213,7 @@ func gradeLook(img *image.NRGBA, aesthetic string) {
 		return
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+w*4]
 			for x := 0; x < w; x++ {
@@ -223,9 +224,9 @@ func gradeLook(img *image.NRGBA, aesthetic string) {
 				r, gg, b = 128+(r-128)*g.contrast, 128+(gg-128)*g.contrast, 128+(b-128)*g.contrast
 				r, b = r*(1+g.warmth), b*(1-g.warmth)
 				lift := 255 * g.lift
-				p[0] = clamp8(lift + r*(1-g.lift))
-				p[1] = clamp8(lift + gg*(1-g.lift))
-				p[2] = clamp8(lift + b*(1-g.lift))
+				p[0] = picture.Clamp8(lift + r*(1-g.lift))
+				p[1] = picture.Clamp8(lift + gg*(1-g.lift))
+				p[2] = picture.Clamp8(lift + b*(1-g.lift))
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // lookFixture is a dark figure (or piece) on a light plain ground.
@@ -49,7 +50,7 @@ func TestLookbookTool(t *testing.T) {
 	if res.Width != 819 || res.Height != 1024 || res.Mime != "image/jpeg" {
 		t.Fatalf("lock frame %dx%d %s; want 819x1024 jpeg", res.Width, res.Height, res.Mime)
 	}
-	img, err := Decode(res.Data)
+	img, err := picture.Decode(res.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestLookbookTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, _ = Decode(res.Data)
+	img, _ = picture.Decode(res.Data)
 	if c := img.NRGBAAt(img.Rect.Dx()/2, img.Rect.Dy()/2); absInt(int(c.R)-int(c.B)) > 6 {
 		t.Errorf("a noir frame is not grey: %v", c)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // A framing is how much of the dressed figure a look frame shows and where
@@ -110,7 +111,7 @@ func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
 	if err != nil {
 		return dressed{}, err
 	}
-	model = fitLong(model, maxDressEdge)
+	model = picture.FitLong(model, maxDressEdge)
 	d := dressed{img: model}
 	if m, err := findMatte(model, r.Tool); err == nil {
 		d.img = cutout(model, m, model.Rect)
@@ -121,11 +122,11 @@ func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
 		return dressed{}, err
 	}
 	for i, data := range r.All("item") {
-		piece, err := Decode(data)
+		piece, err := engine.DecodeInput(r.Tool, fmt.Sprintf("item %d", i+1), data)
 		if err != nil {
-			return dressed{}, tagInput(err, r.Tool, fmt.Sprintf("item %d", i+1))
+			return dressed{}, err
 		}
-		piece = fitLong(piece, maxDressEdge)
+		piece = picture.FitLong(piece, maxDressEdge)
 		cut := piece
 		if m, err := findMatte(piece, r.Tool); err == nil {
 			cut = cutout(piece, m, m.box)
@@ -209,12 +210,12 @@ func swatches(ground *image.NRGBA, d dressed) {
 // clasp, the weave), half the piece's height, filling the frame.
 func pieceFrame(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, error) {
 	data, _ := r.Input("item")
-	piece, err := Decode(data)
+	piece, err := engine.DecodeInput(r.Tool, "item 1", data)
 	if err != nil {
-		return nil, tagInput(err, r.Tool, "item 1")
+		return nil, err
 	}
 	box := piece.Rect
-	small := fitLong(piece, 1024)
+	small := picture.FitLong(piece, 1024)
 	if m, err := findMatte(small, r.Tool); err == nil {
 		k := float64(piece.Rect.Dx()) / float64(small.Rect.Dx())
 		box = image.Rect(int(float64(m.box.Min.X)*k), int(float64(m.box.Min.Y)*k), int(math.Ceil(float64(m.box.Max.X)*k)), int(math.Ceil(float64(m.box.Max.Y)*k))).
@@ -233,7 +234,7 @@ func pieceFrame(ctx context.Context, r engine.Request, w, h int) (*image.NRGBA, 
 	x0 := math.Max(0, math.Min(cx-ww/2, float64(piece.Rect.Dx())-ww))
 	y0 := math.Max(0, math.Min(cy-wh/2, float64(piece.Rect.Dy())-wh))
 	win := image.Rect(int(x0), int(y0), int(math.Round(x0+ww)), int(math.Round(y0+wh))).Intersect(piece.Rect)
-	return imaging.Fill(flatten(imaging.Crop(piece, win)), w, h, imaging.Center, imaging.Lanczos), nil
+	return imaging.Fill(picture.Flatten(imaging.Crop(piece, win)), w, h, imaging.Center, imaging.Lanczos), nil
 }
 
 // poseCard writes what a posture key asked for on a light card in the

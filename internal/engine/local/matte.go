@@ -12,6 +12,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/segment"
+	"studio/internal/picture"
 )
 
 // analysisEdge is the long edge of the downscaled copy that mattes and other
@@ -297,7 +298,7 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 	if w < minMatteEdge || h < minMatteEdge {
 		return nil, engine.InputError(tool, "The image is too small to find a subject in.", nil)
 	}
-	if hasAlpha(img) && transparentShare(img) > 0.01 {
+	if picture.HasAlpha(img) && transparentShare(img) > 0.01 {
 		m := &matte{alpha: newPlane(w, h)}
 		for y := range h {
 			for x := range w {
@@ -311,11 +312,11 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 		return m, nil
 	}
 
-	small := fitLong(img, analysisEdge)
+	small := picture.FitLong(img, analysisEdge)
 	if small == img {
 		small = imaging.Clone(img)
 	}
-	flatten(small)
+	picture.Flatten(small)
 	bg := estimateBackground(small)
 	plain := func() (*matte, error) {
 		m, mask, err := plainMatte(img, small, bg, tool)
@@ -362,9 +363,9 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 // errors are causes for the log; findMatteOn gives the plain reason.
 func cutMatte(img *image.NRGBA, n need) (*matte, error) {
 	flat := img
-	if hasAlpha(img) {
+	if picture.HasAlpha(img) {
 		flat = imaging.Clone(img)
-		flatten(flat)
+		picture.Flatten(flat)
 	}
 	cut, err := segment.Separate(context.Background(), flat, segment.Options{})
 	if err != nil {
@@ -422,7 +423,7 @@ func plainMatte(img, small *image.NRGBA, bg *background, tool string) (*matte, [
 	// Upsample and refine the edge band at full size.
 	full := coarse.resized(w, h)
 	fine := newPlane(w, h)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		var bgc [3]float64
 		v := 0.0
 		for y := y0; y < y1; y++ {
@@ -439,7 +440,7 @@ func plainMatte(img, small *image.NRGBA, bg *background, tool string) (*matte, [
 					bg.at(float64(x)/float64(max(1, w-1)), v, &bgc)
 					j := y*img.Stride + x*4
 					d := colourDistance(float64(img.Pix[j]), float64(img.Pix[j+1]), float64(img.Pix[j+2]), &bgc)
-					a := smoothstep(bg.t0, bg.t1, d)
+					a := picture.Smoothstep(bg.t0, bg.t1, d)
 					// Stay near the cleaned coarse value: the fine alpha only moves the edge.
 					fine.p[i] = float32(clamp01(0.35*float64(c) + 0.65*a))
 				}
@@ -465,7 +466,7 @@ func softAlpha(img *image.NRGBA, bg *background) *plane {
 			bg.at(float64(x)/float64(max(1, w-1)), v, &bgc)
 			j := y*img.Stride + x*4
 			d := colourDistance(float64(img.Pix[j]), float64(img.Pix[j+1]), float64(img.Pix[j+2]), &bgc)
-			out.p[y*w+x] = float32(smoothstep(bg.t0, bg.t1, d))
+			out.p[y*w+x] = float32(picture.Smoothstep(bg.t0, bg.t1, d))
 		}
 	}
 	return out
@@ -547,7 +548,7 @@ func cutout(img *image.NRGBA, m *matte, r image.Rectangle) *image.NRGBA {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	r = r.Intersect(img.Rect)
 	out := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	parallel(r.Dy(), func(y0, y1 int) {
+	picture.Parallel(r.Dy(), func(y0, y1 int) {
 		var bgc [3]float64
 		for oy := y0; oy < y1; oy++ {
 			y := oy + r.Min.Y
@@ -565,10 +566,10 @@ func cutout(img *image.NRGBA, m *matte, r image.Rectangle) *image.NRGBA {
 					m.bgAt(x, y, w, h, &bgc)
 					aa := math.Max(a, 0.15)
 					for c := range 3 {
-						out.Pix[k+c] = clamp8((float64(img.Pix[j+c]) - (1-aa)*bgc[c]) / aa)
+						out.Pix[k+c] = picture.Clamp8((float64(img.Pix[j+c]) - (1-aa)*bgc[c]) / aa)
 					}
 				}
-				out.Pix[k+3] = clamp8(255 * a)
+				out.Pix[k+3] = picture.Clamp8(255 * a)
 			}
 		}
 	})
@@ -584,7 +585,7 @@ func over(dst, src *image.NRGBA, ox, oy int) {
 	if y0 >= y1 || x0 >= x1 {
 		return
 	}
-	parallel(y1-y0, func(lo, hi int) {
+	picture.Parallel(y1-y0, func(lo, hi int) {
 		for y := y0 + lo; y < y0+hi; y++ {
 			for x := x0; x < x1; x++ {
 				s := y*src.Stride + x*4

@@ -3,8 +3,8 @@ package local
 import (
 	"image"
 	"math"
-	"runtime"
-	"sync"
+
+	"studio/internal/picture"
 )
 
 // plane is a single float32 channel (a matte, a weight map, a depth map).
@@ -23,7 +23,7 @@ func (m *plane) resized(w, h int) *plane {
 	out := newPlane(w, h)
 	x0s, x1s, fxs := taps(w, m.w)
 	y0s, y1s, fys := taps(h, m.h)
-	parallel(h, func(ylo, yhi int) {
+	picture.Parallel(h, func(ylo, yhi int) {
 		for y := ylo; y < yhi; y++ {
 			r0 := m.p[y0s[y]*m.w : (y0s[y]+1)*m.w]
 			r1 := m.p[y1s[y]*m.w : (y1s[y]+1)*m.w]
@@ -65,7 +65,7 @@ func (m *plane) boxBlur(r int) *plane {
 		return m.clone()
 	}
 	tmp := newPlane(m.w, m.h)
-	parallel(m.h, func(y0, y1 int) {
+	picture.Parallel(m.h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			boxLine(m.p[y*m.w:(y+1)*m.w], tmp.p[y*m.w:(y+1)*m.w], r)
 		}
@@ -73,7 +73,7 @@ func (m *plane) boxBlur(r int) *plane {
 	out := newPlane(m.w, m.h)
 	// The vertical pass keeps a running sum per column and walks rows in
 	// order, so memory is read row by row.
-	parallel(m.w, func(x0, x1 int) {
+	picture.Parallel(m.w, func(x0, x1 int) {
 		sum := make([]float64, x1-x0)
 		lo, hi := 0, -1
 		for y := 0; y < m.h; y++ {
@@ -158,45 +158,7 @@ func (m *plane) mean() float64 {
 	return s / float64(len(m.p))
 }
 
-// parallel splits [0, n) into contiguous chunks, one per CPU, and waits for them.
-func parallel(n int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 64 || workers == 1 {
-		fn(0, n)
-		return
-	}
-	workers = min(workers*2, n)
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(n, lo+chunk)
-		wg.Go(func() { fn(lo, hi) })
-	}
-	wg.Wait()
-}
-
-func smoothstep(e0, e1, x float64) float64 {
-	if x <= e0 {
-		return 0
-	}
-	if x >= e1 {
-		return 1
-	}
-	t := (x - e0) / (e1 - e0)
-	return t * t * (3 - 2*t)
-}
-
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
-
-func clamp8(v float64) uint8 {
-	if v <= 0 {
-		return 0
-	}
-	if v >= 255 {
-		return 255
-	}
-	return uint8(v + 0.5)
-}
 
 // sampleRGBA reads img bilinearly at (x, y), clamped at the edges, into rgba (0..255).
 func sampleRGBA(img *image.NRGBA, x, y float64, out *[4]float64) {

@@ -8,6 +8,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // runCleanup removes what the mask input paints white. The mask is stretched
@@ -29,10 +30,10 @@ func runCleanup(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
-	flatten(img)
+	picture.Flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)
 	}
@@ -88,7 +89,7 @@ func runCleanup(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(conform(work, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(work, w, h, picture.FillAuto, false))
 }
 
 // level is one pyramid level: premultiplied colour and weight.
@@ -132,7 +133,7 @@ func inpaint(img *image.NRGBA, hole []bool) {
 			}
 			i := y*img.Stride + x*4
 			for c := range 3 {
-				img.Pix[i+c] = clamp8(float64(base.c[k][c]))
+				img.Pix[i+c] = picture.Clamp8(float64(base.c[k][c]))
 			}
 		}
 	}
@@ -288,7 +289,7 @@ func addGrain(img *image.NRGBA, hole []bool, sigma float64, at image.Point) {
 		n := hash01(x+at.X, y+at.Y, 0) * amp
 		i := y*img.Stride + x*4
 		for c := range 3 {
-			img.Pix[i+c] = clamp8(float64(img.Pix[i+c]) + n)
+			img.Pix[i+c] = picture.Clamp8(float64(img.Pix[i+c]) + n)
 		}
 	}
 }

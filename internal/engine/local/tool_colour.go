@@ -9,6 +9,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // runHarmonize composites the subject of the image input onto the background
@@ -30,12 +31,12 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 	if err != nil {
 		return engine.Result{}, err
 	}
-	flatten(ground)
-	w, h, _, _ := frameSize(r.Tier, r.Shape, ground.Rect.Dx(), ground.Rect.Dy())
-	subj = fitLong(subj, r.Tier.Pixels())
+	picture.Flatten(ground)
+	w, h, _, _ := engine.FrameSize(r.Tier, r.Shape, ground.Rect.Dx(), ground.Rect.Dy())
+	subj = picture.FitLong(subj, r.Tier.Pixels())
 	m, err := findMatte(subj, r.Tool)
 	if err != nil {
-		return engine.Result{}, tagInput(err, r.Tool, "image")
+		return engine.Result{}, engine.InRole(err, r.Tool, "image")
 	}
 	canvas := imaging.Clone(coverFill(ground, w, h))
 	if err := alive(ctx); err != nil {
@@ -51,7 +52,7 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 	kc := [3]float64{0.5 * k, k, k}
 	transfer := buildLUT(33, func(rr, gg, bb float64) (float64, float64, float64) {
 		lab := [3]float64{}
-		lab[0], lab[1], lab[2] = toLab(rr, gg, bb)
+		lab[0], lab[1], lab[2] = picture.ToLab(rr, gg, bb)
 		for c := range 3 {
 			// The spread follows the scene's only so far: a flat backdrop must
 			// not wash out the subject's own contrasts (skin against cloth).
@@ -66,7 +67,7 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 			moved := to.mean[c] + (lab[c]-from.mean[c])*ratio
 			lab[c] += (moved - lab[c]) * kc[c]
 		}
-		return fromLab(lab[0], lab[1], lab[2])
+		return picture.FromLab(lab[0], lab[1], lab[2])
 	})
 	applyLUT(cut, transfer, nil)
 
@@ -87,7 +88,7 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 		castShadow(canvas, placed, ox, oy, 0.7)
 	}
 	over(canvas, placed, ox, oy)
-	return encodeJPEG(canvas)
+	return engine.EncodeJPEG(canvas)
 }
 
 // alphaPlane is the alpha channel of img, 0..1.
@@ -119,17 +120,17 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)
 	}
 
 	var region *plane
 	if mdata, ok := r.Input("mask"); ok {
-		mask, err := Decode(mdata)
+		mask, err := engine.DecodeInput(r.Tool, "mask", mdata)
 		if err != nil {
-			return engine.Result{}, tagInput(err, r.Tool, "mask")
+			return engine.Result{}, err
 		}
 		region = maskPlane(mask, fw, fh).boxBlur(1)
 		if region.mean() < 0.0005 {
@@ -140,33 +141,33 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 		if err != nil {
 			return engine.Result{}, engine.InputError(r.Tool, "No garment could be separated from its background cleanly; send a mask of the garment.", err)
 		}
-		flatten(work)
+		picture.Flatten(work)
 		region = garmentRegion(work, m)
 	}
-	flatten(work)
+	picture.Flatten(work)
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
 
 	st := statsOf(work, region)
-	lt, at, bt := toLab(float64(target.R), float64(target.G), float64(target.B))
+	lt, at, bt := picture.ToLab(float64(target.R), float64(target.G), float64(target.B))
 	// Keep the shading (L around its mean) but fit it in range at the target's lightness.
 	room := math.Min(lt, 100-lt)
 	s := math.Max(0.35, math.Min(1, room/(2.5*st.std[0]+1e-3)))
 	recolour := buildLUT(33, func(rr, gg, bb float64) (float64, float64, float64) {
-		l, a, b := toLab(rr, gg, bb)
-		return fromLab(lt+(l-st.mean[0])*s, at+(a-st.mean[1])*0.25, bt+(b-st.mean[2])*0.25)
+		l, a, b := picture.ToLab(rr, gg, bb)
+		return picture.FromLab(lt+(l-st.mean[0])*s, at+(a-st.mean[1])*0.25, bt+(b-st.mean[2])*0.25)
 	})
 	applyLUT(work, recolour, region)
-	return encodeJPEG(conform(work, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(work, w, h, picture.FillAuto, false))
 }
 
 // maskPlane reads a mask image's luma (white = 1) at w x h.
 func maskPlane(mask *image.NRGBA, w, h int) *plane {
-	flatten(mask)
+	picture.Flatten(mask)
 	m := imaging.Resize(mask, w, h, imaging.Linear)
 	p := newPlane(w, h)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := range w {
 				i := y*m.Stride + x*4
@@ -181,7 +182,7 @@ func maskPlane(mask *image.NRGBA, w, h int) *plane {
 // the garment: the dominant non-skin colour cluster of the subject.
 func garmentRegion(img *image.NRGBA, m *matte) *plane {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	small := fitLong(img, 256)
+	small := picture.FitLong(img, 256)
 	sw, sh := small.Rect.Dx(), small.Rect.Dy()
 	sa := m.alpha.resized(sw, sh)
 	var pts, all [][3]float64
@@ -191,7 +192,7 @@ func garmentRegion(img *image.NRGBA, m *matte) *plane {
 				continue
 			}
 			i := y*small.Stride + x*4
-			l, a, b := toLab(float64(small.Pix[i]), float64(small.Pix[i+1]), float64(small.Pix[i+2]))
+			l, a, b := picture.ToLab(float64(small.Pix[i]), float64(small.Pix[i+1]), float64(small.Pix[i+2]))
 			all = append(all, [3]float64{l, a, b})
 			if !isSkin(small.Pix[i], small.Pix[i+1], small.Pix[i+2]) {
 				pts = append(pts, [3]float64{l, a, b})
@@ -204,13 +205,13 @@ func garmentRegion(img *image.NRGBA, m *matte) *plane {
 	centre, spread := dominantCluster(pts)
 	sigma := math.Max(12, 1.5*spread)
 	member := buildLUT(33, func(rr, gg, bb float64) (float64, float64, float64) {
-		l, a, b := toLab(rr, gg, bb)
+		l, a, b := picture.ToLab(rr, gg, bb)
 		d2 := 0.25*(l-centre[0])*(l-centre[0]) + (a-centre[1])*(a-centre[1]) + (b-centre[2])*(b-centre[2])
 		v := math.Exp(-d2 / (2 * sigma * sigma))
 		return v, v, v
 	})
 	region := newPlane(w, h)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		var out [3]float64
 		for y := y0; y < y1; y++ {
 			for x := range w {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // runFitAdjust changes how loose the garment looks with a horizontal warp
@@ -29,8 +30,8 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
 		return engine.Result{}, engine.InputError(r.Tool, "No garment could be separated from its background cleanly; try a photo on a plainer ground.", err)
@@ -38,7 +39,7 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 	if work == img {
 		work = cloneNRGBA(img)
 	}
-	flatten(work)
+	picture.Flatten(work)
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
@@ -46,7 +47,7 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 	if s := fit.Scale(); s != 1 {
 		out = warpRows(work, garmentRows(garmentRegion(work, m)), s)
 	}
-	return encodeJPEG(conform(out, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(out, w, h, picture.FillAuto, false))
 }
 
 // rowSpan is the garment's extent on one row; weight 0 means the row is not warped.
@@ -72,7 +73,7 @@ func garmentRows(region *plane) []rowSpan {
 		}
 		if l >= 0 {
 			cover := float64(n) / float64(r-l+1)
-			spans[y] = rowSpan{centre: float64(l+r) / 2, half: float64(r-l+1) / 2, weight: smoothstep(0.3, 0.6, cover)}
+			spans[y] = rowSpan{centre: float64(l+r) / 2, half: float64(r-l+1) / 2, weight: picture.Smoothstep(0.3, 0.6, cover)}
 		}
 	}
 	// Smooth centre, half-width and weight over a window of 3% of the height.
@@ -101,7 +102,7 @@ func warpRows(img *image.NRGBA, rows []rowSpan, scale float64) *image.NRGBA {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := image.NewNRGBA(img.Rect)
 	copy(out.Pix, img.Pix)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		var px [4]float64
 		for y := y0; y < y1; y++ {
 			sp := rows[y]
@@ -127,7 +128,7 @@ func warpRows(img *image.NRGBA, rows []rowSpan, scale float64) *image.NRGBA {
 				sx := sp.centre + math.Copysign(src, d)
 				sampleRGBA(img, sx, float64(y), &px)
 				i := y*out.Stride + x*4
-				out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = clamp8(px[0]), clamp8(px[1]), clamp8(px[2]), 255
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = picture.Clamp8(px[0]), picture.Clamp8(px[1]), picture.Clamp8(px[2]), 255
 			}
 		}
 	})

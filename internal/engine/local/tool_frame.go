@@ -7,6 +7,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // runUpscale resamples the image with Lanczos-3 so its long edge reaches the
@@ -17,31 +18,31 @@ func runUpscale(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
-	flatten(img)
+	picture.Flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	up := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	up := picture.Resize(img, fw, fh)
 	if factor := float64(fw) / float64(iw); factor > 1.25 {
 		up = unsharp(up, min(1.5, 0.45*factor), 0.5)
 	}
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(conform(up, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(up, w, h, picture.FillAuto, false))
 }
 
 // unsharp adds amount times the difference between img and its Gaussian blur.
 func unsharp(img *image.NRGBA, sigma, amount float64) *image.NRGBA {
 	blurred := imaging.Blur(img, sigma)
 	out := image.NewNRGBA(img.Rect)
-	parallel(img.Rect.Dy(), func(y0, y1 int) {
+	picture.Parallel(img.Rect.Dy(), func(y0, y1 int) {
 		for i := y0 * img.Stride; i < y1*img.Stride; i++ {
 			if i%4 == 3 {
 				out.Pix[i] = img.Pix[i]
 				continue
 			}
 			v := float64(img.Pix[i])
-			out.Pix[i] = clamp8(v + amount*(v-float64(blurred.Pix[i])))
+			out.Pix[i] = picture.Clamp8(v + amount*(v-float64(blurred.Pix[i])))
 		}
 	})
 	return out
@@ -56,7 +57,7 @@ func runReframe(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
-	flatten(img)
+	picture.Flatten(img)
 	var a engine.Aspect
 	if r.Shape != nil {
 		a = r.Shape.Aspect()
@@ -67,5 +68,5 @@ func runReframe(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(conform(img, w, h, parseFill(r.Param("fill")), false))
+	return engine.EncodeJPEG(picture.Conform(img, w, h, parseFill(r.Param("fill")), false))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // runIron reduces wrinkles with an edge-preserving smoothing of the fabric:
@@ -25,8 +26,8 @@ func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)
 	}
@@ -34,7 +35,7 @@ func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if m, err := findMatte(work, r.Tool); err == nil {
 		region = m.alpha
 	}
-	flatten(work)
+	picture.Flatten(work)
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
@@ -45,7 +46,7 @@ func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(conform(out, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(out, w, h, picture.FillAuto, false))
 }
 
 // guidedSmooth applies the fast self-guided filter to each channel of img,
@@ -83,7 +84,7 @@ func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *ima
 		}
 		meanA := a.boxBlur(lr).resized(w, h)
 		meanB := b.boxBlur(lr).resized(w, h)
-		parallel(h, func(y0, y1 int) {
+		picture.Parallel(h, func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				for x := range w {
 					i := y*img.Stride + x*4 + c
@@ -96,7 +97,7 @@ func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *ima
 					if region != nil {
 						t = float64(region.p[k])
 					}
-					out.Pix[i] = clamp8(src + (q-src)*t)
+					out.Pix[i] = picture.Clamp8(src + (q-src)*t)
 				}
 			}
 		})

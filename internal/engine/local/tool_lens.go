@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // lensModel is the optical character camera-lens renders for one lens.
@@ -65,9 +66,9 @@ func runCameraLens(ctx context.Context, r engine.Request) (engine.Result, error)
 	if err != nil {
 		return engine.Result{}, err
 	}
-	flatten(img)
-	w, h, _, _ := frameSize(r.Tier, r.Shape, img.Rect.Dx(), img.Rect.Dy())
-	base := conform(img, w, h, fillAuto, false)
+	picture.Flatten(img)
+	w, h, _, _ := engine.FrameSize(r.Tier, r.Shape, img.Rect.Dx(), img.Rect.Dy())
+	base := picture.Conform(img, w, h, picture.FillAuto, false)
 	lm := modelLens(lens)
 
 	frame := distort(base, lm.k)
@@ -80,7 +81,7 @@ func runCameraLens(ctx context.Context, r engine.Request) (engine.Result, error)
 		return engine.Result{}, err
 	}
 	vignette(frame, lm)
-	return encodeJPEG(frame)
+	return engine.EncodeJPEG(frame)
 }
 
 // distort resamples img so that a point at normalised radius r (1 at the
@@ -91,7 +92,7 @@ func distort(img *image.NRGBA, k float64) *image.NRGBA {
 	out := image.NewNRGBA(img.Rect)
 	cx, cy := float64(w-1)/2, float64(h-1)/2
 	rd := math.Hypot(cx, cy)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		var px [4]float64
 		for y := y0; y < y1; y++ {
 			dy := float64(y) - cy
@@ -101,7 +102,7 @@ func distort(img *image.NRGBA, k float64) *image.NRGBA {
 				s := (1 + k*r2) / (1 + k)
 				sampleRGBA(img, cx+dx*s, cy+dy*s, &px)
 				i := y*out.Stride + x*4
-				out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = clamp8(px[0]), clamp8(px[1]), clamp8(px[2]), 255
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = picture.Clamp8(px[0]), picture.Clamp8(px[1]), picture.Clamp8(px[2]), 255
 			}
 		}
 	})
@@ -110,7 +111,7 @@ func distort(img *image.NRGBA, k float64) *image.NRGBA {
 
 // defocusMap is a 0..1 defocus per pixel, on the analysis grid.
 func defocusMap(frame *image.NRGBA, lm lensModel) *plane {
-	small := fitLong(frame, analysisEdge)
+	small := picture.FitLong(frame, analysisEdge)
 	sw, sh := small.Rect.Dx(), small.Rect.Dy()
 	d := newPlane(sw, sh)
 	m, err := findMatte(small, "")
@@ -120,7 +121,7 @@ func defocusMap(frame *image.NRGBA, lm lensModel) *plane {
 		for y := range sh {
 			for x := range sw {
 				rn := math.Hypot(float64(x)-float64(sw)/2, float64(y)-float64(sh)/2) / (diag / 2)
-				d.p[y*sw+x] = float32(smoothstep(0.2, 0.9, rn))
+				d.p[y*sw+x] = float32(picture.Smoothstep(0.2, 0.9, rn))
 			}
 		}
 		return d
@@ -132,12 +133,12 @@ func defocusMap(frame *image.NRGBA, lm lensModel) *plane {
 			// Distance from the subject's box: the backdrop recedes from it.
 			dx := float64(max(0, box.Min.X-x, x-box.Max.X))
 			dy := float64(max(0, box.Min.Y-y, y-box.Max.Y))
-			away := lm.nearFocus + (1-lm.nearFocus)*smoothstep(0, 0.3*diag, math.Hypot(dx, dy))
+			away := lm.nearFocus + (1-lm.nearFocus)*picture.Smoothstep(0, 0.3*diag, math.Hypot(dx, dy))
 			a := float64(m.alpha.p[y*sw+x])
 			v := (1 - a) * away
 			if lm.macro {
 				// A thin focal plane: the subject itself softens above and below its centre.
-				band := smoothstep(0.08, 0.45, math.Abs(float64(y)-cy)/float64(max(1, box.Dy())))
+				band := picture.Smoothstep(0.08, 0.45, math.Abs(float64(y)-cy)/float64(max(1, box.Dy())))
 				v = math.Max(v, 0.8*band)
 			}
 			d.p[y*sw+x] = float32(v)
@@ -154,7 +155,7 @@ func depthBlur(frame *image.NRGBA, depth *plane, sigma float64) *image.NRGBA {
 	full := blurLarge(frame, math.Max(1.2, sigma))
 	dm := depth.resized(w, h)
 	out := image.NewNRGBA(frame.Rect)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := range w {
 				t := float64(dm.p[y*w+x])
@@ -167,7 +168,7 @@ func depthBlur(frame *image.NRGBA, depth *plane, sigma float64) *image.NRGBA {
 					} else {
 						v = m + (f-m)*(t-0.5)*2
 					}
-					out.Pix[i+c] = clamp8(v)
+					out.Pix[i+c] = picture.Clamp8(v)
 				}
 				out.Pix[i+3] = 255
 			}
@@ -182,7 +183,7 @@ func vignette(img *image.NRGBA, lm lensModel) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	cx, cy := float64(w-1)/2, float64(h-1)/2
 	rd := math.Hypot(cx, cy)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			dy := float64(y) - cy
 			for x := range w {
@@ -192,7 +193,7 @@ func vignette(img *image.NRGBA, lm lensModel) {
 				k := 1 - lm.vignette*(1-c2*c2)
 				i := y*img.Stride + x*4
 				for c := range 3 {
-					img.Pix[i+c] = clamp8(float64(img.Pix[i+c]) * k)
+					img.Pix[i+c] = picture.Clamp8(float64(img.Pix[i+c]) * k)
 				}
 			}
 		}

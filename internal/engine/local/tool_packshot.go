@@ -8,6 +8,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // packshotMargin is the share of the canvas left free on each side of the product.
@@ -35,7 +36,7 @@ func runPackshot(ctx context.Context, r engine.Request) (engine.Result, error) {
 	}
 	w, h := engine.Canvas(r.Tier, a)
 
-	img = fitLong(img, r.Tier.Pixels())
+	img = picture.FitLong(img, r.Tier.Pixels())
 	m, err := findMatteOn(img, r.Tool, need{score: packshotScore})
 	if err != nil {
 		return engine.Result{}, err
@@ -64,7 +65,7 @@ func runPackshot(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(canvas)
+	return engine.EncodeJPEG(canvas)
 }
 
 // packshotGround is the packshot's canvas: white, a colour, or the background input.
@@ -77,7 +78,7 @@ func packshotGround(r engine.Request, w, h int) (*image.NRGBA, error) {
 		if err != nil {
 			return nil, err
 		}
-		return imaging.Clone(coverFill(flatten(b), w, h)), nil
+		return imaging.Clone(coverFill(picture.Flatten(b), w, h)), nil
 	default:
 		c, err := engine.ParseColor(bg)
 		if err != nil {
@@ -121,13 +122,13 @@ func castShadow(dst, subject *image.NRGBA, ox, oy int, strength float64) {
 		}
 	}
 	full := shadow.resized(w, h)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := range w {
 				k := float64(1 - full.p[y*w+x])
 				i := y*dst.Stride + x*4
 				for c := range 3 {
-					dst.Pix[i+c] = clamp8(float64(dst.Pix[i+c]) * k)
+					dst.Pix[i+c] = picture.Clamp8(float64(dst.Pix[i+c]) * k)
 				}
 			}
 		}
@@ -143,8 +144,8 @@ func runRemoveBackground(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(img, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
 		return engine.Result{}, err
@@ -154,7 +155,7 @@ func runRemoveBackground(ctx context.Context, r engine.Request) (engine.Result, 
 	}
 	out := cutout(work, m, work.Rect)
 	if fw != w || fh != h {
-		out = extendCanvas(out, w, h, fillAuto, true)
+		out = picture.Extend(out, w, h, picture.FillAuto, true)
 	}
-	return encodePNG(out)
+	return engine.EncodePNG(out)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/engine"
+	"studio/internal/picture"
 )
 
 // garmentPiece is one matted garment ready to place.
@@ -40,8 +41,8 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 		return engine.Result{}, err
 	}
 	iw, ih := model.Rect.Dx(), model.Rect.Dy()
-	w, h, fw, fh := frameSize(r.Tier, r.Shape, iw, ih)
-	work := resize(model, fw, fh)
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	work := picture.Resize(model, fw, fh)
 	// The composite is honest only for a studio figure: a model on a real
 	// ground is refused, however cleanly it could be cut out.
 	mm, err := findMatteOn(work, r.Tool, need{plainOnly: true})
@@ -51,16 +52,16 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if work == model {
 		work = cloneNRGBA(model)
 	}
-	flatten(work)
+	picture.Flatten(work)
 	fig := measureFigure(mm)
 
 	var pieces []garmentPiece
 	for i, data := range r.All("garment") {
-		g, err := Decode(data)
+		g, err := engine.DecodeInput(r.Tool, fmt.Sprintf("garment %d", i+1), data)
 		if err != nil {
-			return engine.Result{}, tagInput(err, r.Tool, fmt.Sprintf("garment %d", i+1))
+			return engine.Result{}, err
 		}
-		g = fitLong(g, max(fw, fh))
+		g = picture.FitLong(g, max(fw, fh))
 		gm, err := findMatte(g, r.Tool)
 		if err != nil {
 			return engine.Result{}, engine.InputError(r.Tool, fmt.Sprintf("Garment %d could not be separated from its background cleanly; try a photo on a plainer ground.", i+1), err)
@@ -102,7 +103,7 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	return encodeJPEG(conform(work, w, h, fillAuto, false))
+	return engine.EncodeJPEG(picture.Conform(work, w, h, picture.FillAuto, false))
 }
 
 // measureFigure reads a standing figure's geometry from its matte.
@@ -160,7 +161,7 @@ func bodyShadow(dst, garment *image.NRGBA, ox, oy int) {
 		}
 	}
 	p = p.gaussBlur(0.006*float64(h)/f).resized(w, h)
-	parallel(h, func(y0, y1 int) {
+	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := range w {
 				k := 1 - 0.3*float64(p.p[y*w+x])
@@ -169,7 +170,7 @@ func bodyShadow(dst, garment *image.NRGBA, ox, oy int) {
 				}
 				i := y*dst.Stride + x*4
 				for c := range 3 {
-					dst.Pix[i+c] = clamp8(float64(dst.Pix[i+c]) * k)
+					dst.Pix[i+c] = picture.Clamp8(float64(dst.Pix[i+c]) * k)
 				}
 			}
 		}
