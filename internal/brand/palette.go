@@ -19,6 +19,8 @@ import (
 	"slices"
 
 	"github.com/disintegration/imaging"
+
+	"studio/internal/picture"
 )
 
 // Tuning of the palette measure.
@@ -237,57 +239,14 @@ func dist2(a, b Lab) float64 {
 
 func deltaE(a, b Lab) float64 { return math.Sqrt(dist2(a, b)) }
 
-// D65 white.
-const xn, yn, zn = 0.95047, 1.0, 1.08883
-
-func linear(c uint8) float64 {
-	v := float64(c) / 255
-	if v <= 0.04045 {
-		return v / 12.92
-	}
-	return math.Pow((v+0.055)/1.055, 2.4)
-}
-
+// labOf is an 8-bit sRGB colour in CIELAB (D65).
 func labOf(r, g, b uint8) Lab {
-	lr, lg, lb := linear(r), linear(g), linear(b)
-	x := (0.4124564*lr + 0.3575761*lg + 0.1804375*lb) / xn
-	y := (0.2126729*lr + 0.7151522*lg + 0.0721750*lb) / yn
-	z := (0.0193339*lr + 0.1191920*lg + 0.9503041*lb) / zn
-	fx, fy, fz := labF(x), labF(y), labF(z)
-	return Lab{116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)}
-}
-
-func labF(t float64) float64 {
-	const e = 216.0 / 24389
-	if t > e {
-		return math.Cbrt(t)
-	}
-	return (24389.0/27*t + 16) / 116
-}
-
-func labInv(t float64) float64 {
-	if t3 := t * t * t; t3 > 216.0/24389 {
-		return t3
-	}
-	return (116*t - 16) / (24389.0 / 27)
-}
-
-func gamma(v float64) uint8 {
-	if v <= 0.0031308 {
-		v *= 12.92
-	} else {
-		v = 1.055*math.Pow(v, 1/2.4) - 0.055
-	}
-	return uint8(math.Round(math.Max(0, math.Min(1, v)) * 255))
+	l, a, bb := picture.ToLab(float64(r), float64(g), float64(b))
+	return Lab{l, a, bb}
 }
 
 // hexOf writes a Lab colour as sRGB #rrggbb, clipped to the gamut.
 func hexOf(c Lab) string {
-	fy := (c.L + 16) / 116
-	fx, fz := fy+c.A/500, fy-c.B/200
-	x, y, z := labInv(fx)*xn, labInv(fy)*yn, labInv(fz)*zn
-	r := 3.2404542*x - 1.5371385*y - 0.4985314*z
-	g := -0.9692660*x + 1.8760108*y + 0.0415560*z
-	b := 0.0556434*x - 0.2040259*y + 1.0572252*z
-	return fmt.Sprintf("#%02x%02x%02x", gamma(r), gamma(g), gamma(b))
+	r, g, b := picture.FromLab(c.L, c.A, c.B)
+	return fmt.Sprintf("#%02x%02x%02x", uint8(math.Round(r)), uint8(math.Round(g)), uint8(math.Round(b)))
 }
