@@ -3,13 +3,15 @@
 // upload classification and image edits use, built on
 // github.com/openai/openai-go/v3 with option.WithBaseURL.
 //
-// Three calls: JSON asks chat completions for an answer in a strict
+// Two calls: JSON asks chat completions for an answer in a strict
 // json_schema response format and validates it against the schema (an
 // answer outside it is asked again once, then AI_BAD_OUTPUT); Chat sends a
 // conversation with function tools and returns the tool calls typed, their
-// arguments validated the same way; EditImage posts several input images
-// to /images/edits. Every call reports its Usage (model, tokens, the cost
-// when the provider states one, latency, attempts).
+// arguments validated the same way. Every call reports its Usage (model,
+// tokens, the cost when the provider states one, latency, attempts).
+//
+// Image edits are not here: the imageapi engine speaks the image
+// endpoint's protocol itself (internal/engine/imageapi).
 //
 // Errors are the declared codes: AI_NOT_CONFIGURED (503) when the endpoint
 // is unset; AI_NEEDS_BILLING (402) when the provider says it is out of
@@ -19,8 +21,8 @@
 // AI_GATEWAY_NEEDS_BILLING (503).
 //
 // The client never reads OPENAI_* environment variables: the service is
-// configured by AI_BASE_URL, AI_API_KEY, AI_MODEL and AI_IMAGE_BASE_URL,
-// AI_IMAGE_API_KEY, AI_IMAGE_MODEL alone (DECISIONS §9, §10).
+// configured by AI_BASE_URL, AI_API_KEY and AI_MODEL alone (DECISIONS §9,
+// §10).
 package ai
 
 import (
@@ -48,22 +50,15 @@ var (
 	ErrFailed        = errs.New(errs.KindUpstream, "AI_FAILED", "The AI endpoint failed.")
 )
 
-// Default models, asked for when the configuration names none.
-const (
-	DefaultModel      = "gpt-4o-mini"
-	DefaultImageModel = "gpt-image-1"
-)
+// DefaultModel is asked for when the configuration names none.
+const DefaultModel = "gpt-4o-mini"
 
 // DefaultTimeout bounds one call, its retries included.
 const DefaultTimeout = 120 * time.Second
 
-// Config names the endpoints. The chat endpoint serves JSON and Chat; the
-// image endpoint serves EditImage and is separate (an Ollama for text and
-// a hosted image model is a common pair): leaving ImageBaseURL unset leaves
-// image edits unconfigured.
+// Config names the chat endpoint, which serves JSON and Chat.
 type Config struct {
-	BaseURL, APIKey, Model                string // e.g. https://api.openai.com/v1, http://localhost:11434/v1
-	ImageBaseURL, ImageAPIKey, ImageModel string
+	BaseURL, APIKey, Model string // e.g. https://api.openai.com/v1, http://localhost:11434/v1
 
 	HTTPClient *http.Client  // default: a client without its own timeout
 	Timeout    time.Duration // per call; default DefaultTimeout
@@ -73,23 +68,19 @@ type Config struct {
 	Retries int
 }
 
-// Client calls the endpoints. The zero value is not usable; New always
-// returns a client, whose calls answer AI_NOT_CONFIGURED while an endpoint
-// is unset.
+// Client calls the endpoint. The zero value is not usable; New always
+// returns a client, whose calls answer AI_NOT_CONFIGURED while the
+// endpoint is unset.
 type Client struct {
-	cfg    Config
-	chat   openai.ChatCompletionService
-	images openai.ImageService
-	now    func() time.Time
+	cfg  Config
+	chat openai.ChatCompletionService
+	now  func() time.Time
 }
 
 // New returns a client for cfg.
 func New(cfg Config) *Client {
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
-	}
-	if cfg.ImageModel == "" {
-		cfg.ImageModel = DefaultImageModel
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -111,18 +102,14 @@ func New(cfg Config) *Client {
 		option.WithMiddleware(noRetryOnBilling),
 	}
 	c := &Client{cfg: cfg, now: time.Now}
-	// Services built directly, not through openai.NewClient, which would
-	// read OPENAI_* from the environment.
+	// The service built directly, not through openai.NewClient, which
+	// would read OPENAI_* from the environment.
 	c.chat = openai.NewChatCompletionService(append(common, option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey))...)
-	c.images = openai.NewImageService(append(common, option.WithBaseURL(cfg.ImageBaseURL), option.WithAPIKey(cfg.ImageAPIKey))...)
 	return c
 }
 
 // Configured reports whether the chat endpoint (JSON, Chat) is set.
 func (c *Client) Configured() bool { return c != nil && c.cfg.BaseURL != "" }
-
-// ImageConfigured reports whether the image edit endpoint is set.
-func (c *Client) ImageConfigured() bool { return c != nil && c.cfg.ImageBaseURL != "" }
 
 // Model is the chat model asked for.
 func (c *Client) Model() string { return c.cfg.Model }

@@ -148,9 +148,6 @@ func TestErrorsMapToDeclaredCodes(t *testing.T) {
 	if _, _, err := unset.Chat(ctx, []ai.Message{{Role: ai.RoleUser, Text: "hi"}}, nil); !errors.Is(err, ai.ErrNotConfigured) {
 		t.Errorf("Chat unset: %v", err)
 	}
-	if _, _, err := ai.New(ai.Config{BaseURL: "http://127.0.0.1:1/v1"}).EditImage(ctx, "x", [][]byte{pngBytes(t, color.White)}, ""); !errors.Is(err, ai.ErrNotConfigured) {
-		t.Errorf("EditImage without an image endpoint: %v", err)
-	}
 
 	for _, tt := range []struct {
 		name     string
@@ -294,47 +291,6 @@ func TestChatToolCalls(t *testing.T) {
 	}
 	if _, _, err := c.Chat(context.Background(), []ai.Message{{Role: "narrator", Text: "x"}}, nil); err == nil || errors.Is(err, ai.ErrFailed) {
 		t.Errorf("unknown role: %v", err)
-	}
-}
-
-func TestEditImage(t *testing.T) {
-	srv := aitest.New(t)
-	srv.RequireKey("sk-img")
-	out := pngBytes(t, color.RGBA{R: 200, A: 255})
-	srv.AnswerImage(aitest.ImageAnswer{Image: out, Usage: aitest.Usage{PromptTokens: 300, CompletionTokens: 4000}}, aitest.ImageAnswer{Image: out})
-	c := ai.New(srv.Config())
-	ins := [][]byte{pngBytes(t, color.Black), pngBytes(t, color.White), pngBytes(t, color.Gray{Y: 128})}
-	got, u, err := c.EditImage(context.Background(), "Put the garment on the model.", ins, "1024x1536")
-	if err != nil || !bytes.Equal(got, out) {
-		t.Fatalf("got %d bytes, %v", len(got), err)
-	}
-	if u.Model != ai.DefaultImageModel || u.PromptTokens != 300 || u.CompletionTokens != 4000 || u.Attempts != 1 {
-		t.Errorf("usage %+v", u)
-	}
-	e := srv.Edits()[0]
-	if e.Prompt != "Put the garment on the model." || e.Model != ai.DefaultImageModel || e.Size != "1024x1536" || e.ImageField != "image[]" || len(e.Images) != 3 {
-		t.Errorf("request %+v", e)
-	}
-	for i := range ins {
-		if !bytes.Equal(e.Images[i], ins[i]) {
-			t.Errorf("image %d changed or reordered", i)
-		}
-	}
-	if _, _, err := c.EditImage(context.Background(), "Brighter.", ins[:1], ""); err != nil {
-		t.Fatal(err)
-	}
-	if e := srv.Edits()[1]; e.ImageField != "image" || len(e.Images) != 1 || e.Size != "" {
-		t.Errorf("single image request %+v", e)
-	}
-
-	srv.AnswerImage(aitest.ImageAnswer{Image: []byte("not an image")}, aitest.ImageAnswer{Err: aitest.OutOfCredit()}, aitest.ImageAnswer{Err: &aitest.Error{Status: 400, Type: "invalid_request_error", Code: "moderation_blocked", Message: "Rejected by the safety system."}})
-	for _, want := range []*errs.Error{ai.ErrBadOutput, ai.ErrNeedsBilling, ai.ErrFailed} {
-		if _, _, err := c.EditImage(context.Background(), "x", ins[:1], ""); !errors.Is(err, want) {
-			t.Errorf("got %v; want %s", err, want.Code)
-		}
-	}
-	if _, _, err := c.EditImage(context.Background(), "x", nil, ""); err == nil {
-		t.Error("an edit without images")
 	}
 }
 

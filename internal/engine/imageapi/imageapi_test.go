@@ -147,6 +147,42 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestFailures: what the endpoint answers instead of a picture fails the
+// frame with a plain reason and a provider fault (a safety refusal, the
+// input's fault, is TestRun's).
+func TestFailures(t *testing.T) {
+	grey := color.NRGBA{128, 128, 128, 255}
+	model := solid(t, 300, 500, grey, jpegOf)
+	cases := []struct {
+		name   string
+		key    string
+		answer aitest.ImageAnswer
+		fail   string
+	}{
+		{"an answer that is not a picture", "img-key", aitest.ImageAnswer{Image: []byte("not an image")}, "The image endpoint's answer is not an image we can read."},
+		{"out of credit", "img-key", aitest.ImageAnswer{Err: aitest.OutOfCredit()}, "The image endpoint is busy or out of credit."},
+		{"a refused key", "wrong-key", aitest.ImageAnswer{Image: model}, "The image endpoint refused our key."},
+		{"a bad request", "img-key", aitest.ImageAnswer{Err: &aitest.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "Invalid size."}}, "The image endpoint answered 400."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := aitest.New(t)
+			srv.RequireKey("img-key")
+			srv.AnswerImage(c.answer)
+			e, err := imageapi.New(srv.URL, c.key, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.Run(context.Background(), engine.Request{Tool: "generate-character", Tier: ledger.Tier1K,
+				Inputs: []engine.Input{{Role: "image", Data: model}}})
+			fe, ok := errors.AsType[*engine.Error](err)
+			if !ok || fe.Reason != c.fail || !engine.IsProvider(err) {
+				t.Fatalf("err = %v; want a provider fault saying %q", err, c.fail)
+			}
+		})
+	}
+}
+
 func TestEngine(t *testing.T) {
 	e, err := imageapi.New("http://example.test/v1/", "", "my-model")
 	if err != nil {
