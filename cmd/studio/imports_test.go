@@ -136,3 +136,38 @@ func TestEnginesSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// aiClient is the concrete client of the AI endpoint; aiTest its stand-in
+// endpoint for tests, which hands tests a client configuration.
+const (
+	aiClient = module + "/internal/ai/openai"
+	aiTest   = module + "/internal/ai/aitest"
+	aiSDK    = "github.com/openai/openai-go"
+)
+
+// TestDomainsNameTheirAI: a domain declares the few AI methods it calls
+// as an interface of its own (package ai's doc lists them); no code but
+// the wiring and the test stand-in imports the concrete client, and none
+// but the client imports the SDK. Tests may build the client to talk to
+// the stand-in.
+func TestDomainsNameTheirAI(t *testing.T) {
+	importers := 0
+	for _, f := range moduleFiles(t) {
+		for _, im := range f.imports {
+			switch {
+			case im == aiClient:
+				importers++
+				if !f.test && !wiring(f.pkg) && f.pkg != aiTest {
+					t.Errorf("%s imports the concrete AI client: declare the methods it calls as an interface and let internal/app hand the client over", f.name)
+				}
+			case im == aiSDK || strings.HasPrefix(im, aiSDK+"/"):
+				if f.pkg != aiClient {
+					t.Errorf("%s imports the OpenAI SDK: only %s speaks it", f.name, aiClient)
+				}
+			}
+		}
+	}
+	if importers == 0 {
+		t.Error("nothing imports the AI client; the rule reads the wrong tree")
+	}
+}

@@ -1,43 +1,31 @@
-// Package ai is the client of the OpenAI-compatible endpoints (OpenAI,
-// Ollama, vLLM, gateways) that the judge, brand DNA, the AI lanes, chat,
-// upload classification and image edits use, built on
-// github.com/openai/openai-go/v3 with option.WithBaseURL.
+// Package ai is what the studio's domains say to an AI endpoint and hear
+// back, without the client that carries it: a question with a JSON answer
+// (Request), a conversation with function tools (Message, Tool, ToolCall,
+// Reply), what a call cost (Usage, summed on a Meter that rides the
+// context), what operators keep of it (Call, CallLog), and the declared
+// answers of a failed call (the errors below).
 //
-// Two calls: JSON asks chat completions for an answer in a strict
-// json_schema response format and validates it against the schema (an
-// answer outside it is asked again once, then AI_BAD_OUTPUT); Chat sends a
-// conversation with function tools and returns the tool calls typed, their
-// arguments validated the same way. Every call reports its Usage (model,
-// tokens, the cost when the provider states one, latency, attempts).
-//
-// Image edits are not here: the imageapi engine speaks the image
-// endpoint's protocol itself (internal/engine/imageapi).
+// Each domain declares the few methods it calls as a small interface of
+// its own (brand.Endpoint, lane.Endpoint, asset.Endpoint, chat.Endpoint,
+// judge.Endpoint, digest.Writer); package ai/openai, the client of the
+// OpenAI-compatible endpoints (OpenAI, Ollama, vLLM, gateways),
+// implements them, and internal/app hands it to them. No domain imports
+// the client (cmd/studio's TestDomainsNameTheirAI holds the rule), so a
+// domain's tests, and any other endpoint, need only those methods.
 //
 // Errors are the declared codes: AI_NOT_CONFIGURED (503) when the endpoint
 // is unset; AI_NEEDS_BILLING (402) when the provider says it is out of
 // credit (HTTP 402, or an insufficient_quota / billing code at any status,
-// as OpenAI documents for 429 and 403); AI_BAD_OUTPUT (502); AI_FAILED
-// (502) for everything else. Chat maps AI_NEEDS_BILLING to its own
-// AI_GATEWAY_NEEDS_BILLING (503).
-//
-// The client never reads OPENAI_* environment variables: the service is
-// configured by AI_BASE_URL, AI_API_KEY and AI_MODEL alone (DECISIONS §9,
-// §10).
+// as OpenAI documents for 429 and 403); AI_BAD_OUTPUT (502) when an answer
+// is outside its schema twice; AI_FAILED (502) for everything else. Chat
+// maps AI_NEEDS_BILLING to its own AI_GATEWAY_NEEDS_BILLING (503).
 package ai
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
+	"encoding/json"
 	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"studio/internal/errs"
 )
@@ -50,69 +38,62 @@ var (
 	ErrFailed        = errs.New(errs.KindUpstream, "AI_FAILED", "The AI endpoint failed.")
 )
 
-// DefaultModel is asked for when the configuration names none.
-const DefaultModel = "gpt-4o-mini"
-
-// DefaultTimeout bounds one call, its retries included.
-const DefaultTimeout = 120 * time.Second
-
-// Config names the chat endpoint, which serves JSON and Chat.
-type Config struct {
-	BaseURL, APIKey, Model string // e.g. https://api.openai.com/v1, http://localhost:11434/v1
-
-	HTTPClient *http.Client  // default: a client without its own timeout
-	Timeout    time.Duration // per call; default DefaultTimeout
-	// Retries is how often the SDK repeats a request after a connection
-	// error, 408, 409, 429 or 5xx (never after a billing answer): 0 means
-	// the default, 1; a negative number means none.
-	Retries int
+// Request is one question with a JSON answer.
+type Request struct {
+	System    string
+	User      string
+	Images    [][]byte // JPEG, PNG, WebP or GIF bytes, sent as data URLs
+	ImageURLs []string // data: or https: URLs the provider fetches itself
+	// Schema is the JSON Schema of the answer: json.RawMessage, a
+	// map[string]any or a *jsonschema.Schema. Strict mode asks for the
+	// subset OpenAI documents: every object lists all its properties in
+	// required and sets additionalProperties false; optional values are
+	// typed ["string", "null"].
+	Schema     any
+	SchemaName string // a-z, A-Z, 0-9, _ and -, at most 64; default "answer"
+	MaxTokens  int64  // 0: the provider's default
 }
 
-// Client calls the endpoint. The zero value is not usable; New always
-// returns a client, whose calls answer AI_NOT_CONFIGURED while the
-// endpoint is unset.
-type Client struct {
-	cfg  Config
-	chat openai.ChatCompletionService
-	now  func() time.Time
+// Roles of a conversation's messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role       string
+	Text       string
+	Images     [][]byte   // user turns only, sent as data URLs
+	ToolCalls  []ToolCall // assistant turns that called tools
+	ToolCallID string     // tool turns: the call this answers
 }
 
-// New returns a client for cfg.
-func New(cfg Config) *Client {
-	if cfg.Model == "" {
-		cfg.Model = DefaultModel
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	retries := cfg.Retries
-	switch {
-	case retries == 0:
-		retries = 1
-	case retries < 0:
-		retries = 0
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	common := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(retries),
-		option.WithMiddleware(noRetryOnBilling),
-	}
-	c := &Client{cfg: cfg, now: time.Now}
-	// The service built directly, not through openai.NewClient, which
-	// would read OPENAI_* from the environment.
-	c.chat = openai.NewChatCompletionService(append(common, option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey))...)
-	return c
+// Tool is a function the model may call. Parameters is the JSON Schema of
+// its arguments in the strict subset (see Request.Schema).
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  any
 }
 
-// Configured reports whether the chat endpoint (JSON, Chat) is set.
-func (c *Client) Configured() bool { return c != nil && c.cfg.BaseURL != "" }
+// ToolCall is a call the model made; Arguments passed the tool's schema.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
 
-// Model is the chat model asked for.
-func (c *Client) Model() string { return c.cfg.Model }
+// Decode unmarshals the arguments into out.
+func (tc ToolCall) Decode(out any) error { return json.Unmarshal(tc.Arguments, out) }
+
+// Reply is the model's turn: text, tool calls, or both.
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+}
 
 // Usage is what one call cost. The judge stores it for operators.
 type Usage struct {
@@ -125,15 +106,18 @@ type Usage struct {
 	Attempts         int           // requests answered (a bad answer is asked again once)
 }
 
-func (u *Usage) add(model string, prompt, completion, total int64, cost float64) {
-	if model != "" {
-		u.Model = model
+// Add sums v into u: tokens, cost, latency and attempts; the model is v's
+// when v names one.
+func (u *Usage) Add(v Usage) {
+	if v.Model != "" {
+		u.Model = v.Model
 	}
-	u.PromptTokens += prompt
-	u.CompletionTokens += completion
-	u.TotalTokens += total
-	u.CostUSD += cost
-	u.Attempts++
+	u.PromptTokens += v.PromptTokens
+	u.CompletionTokens += v.CompletionTokens
+	u.TotalTokens += v.TotalTokens
+	u.CostUSD += v.CostUSD
+	u.Latency += v.Latency
+	u.Attempts += v.Attempts
 }
 
 // Meter gathers the usage of every JSON call made with a context that
@@ -159,76 +143,15 @@ func (m *Meter) Usage() Usage {
 	return m.u
 }
 
-// metered adds one call's usage to the meter ctx carries, if any.
-func metered(ctx context.Context, u Usage) {
+// Tally adds one call's usage to the meter ctx carries, if any; a call
+// that asked nothing (no attempt) adds nothing. A client calls it once a
+// call.
+func Tally(ctx context.Context, u Usage) {
 	m, ok := ctx.Value(meterKey{}).(*Meter)
 	if !ok || u.Attempts == 0 {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.u.add(u.Model, u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CostUSD)
-	m.u.Attempts += u.Attempts - 1
-	m.u.Latency += u.Latency
-}
-
-// billingCodes are the error codes and types that mean the provider's
-// account is out of credit or over a spending limit (OpenAI's error codes
-// guide; gateways reuse them).
-var billingCodes = map[string]bool{
-	"insufficient_quota":                true,
-	"billing_hard_limit_reached":        true,
-	"billing_not_active":                true,
-	"credit_balance_exhausted":          true,
-	"organization_spend_limit_exceeded": true,
-	"project_spend_limit_exceeded":      true,
-	"organization_usage_limit_exceeded": true,
-	"insufficient_credits":              true,
-	"payment_required":                  true,
-}
-
-func isBilling(status int, code, typ string) bool {
-	return status == http.StatusPaymentRequired || billingCodes[code] || billingCodes[typ]
-}
-
-// failure maps an SDK error to the declared codes, keeping the provider's
-// words in the cause for the log.
-func failure(err error) error {
-	if e, ok := errors.AsType[*openai.Error](err); ok {
-		cause := fmt.Errorf("ai: endpoint answered %d %s/%s: %s", e.StatusCode, e.Type, e.Code, e.Message)
-		if isBilling(e.StatusCode, e.Code, e.Type) {
-			return errs.Wrap(ErrNeedsBilling, cause)
-		}
-		return errs.Wrap(ErrFailed, cause)
-	}
-	return errs.Wrap(ErrFailed, err)
-}
-
-// noRetryOnBilling marks a billing answer (a 429 or 403 that says
-// insufficient_quota) as not worth repeating, so the SDK gives up at once.
-func noRetryOnBilling(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res == nil || res.StatusCode < 400 || res.StatusCode >= 500 {
-		return res, err
-	}
-	orig := res.Body
-	body, rerr := io.ReadAll(io.LimitReader(orig, 64<<10))
-	res.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), orig), orig} // the SDK still reads all of it
-	if rerr == nil && res.StatusCode != http.StatusPaymentRequired {
-		for code := range billingCodes {
-			if strings.Contains(string(body), `"`+code+`"`) {
-				res.Header.Set("x-should-retry", "false")
-				break
-			}
-		}
-	}
-	return res, err
-}
-
-// withTimeout bounds a call.
-func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, c.cfg.Timeout)
+	m.u.Add(u)
 }

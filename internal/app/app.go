@@ -17,7 +17,7 @@ import (
 
 	"studio/internal/access"
 	"studio/internal/account"
-	"studio/internal/ai"
+	"studio/internal/ai/openai"
 	"studio/internal/analyst"
 	"studio/internal/apikey"
 	"studio/internal/asset"
@@ -155,7 +155,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		return nil, err
 	}
 	// One client of the AI endpoint: DNA reads, the AI lanes and upload classification.
-	aiClient := ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})
+	aiClient := openai.New(openai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})
 	var classifier asset.Classifier // nil: classify=1 leaves uploads unclassified and free
 	if cfg.AIBaseURL != "" {
 		classifier = &asset.VisionClassifier{AI: aiClient} // describe-item reads with it too
@@ -221,7 +221,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	desk := support.NewService(db, support.Options{Blobs: blobs, Retention: time.Duration(cfg.ShotDays) * 24 * time.Hour,
 		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Mailer: sender, Now: now})
 	memories := memory.NewService(db, now)
-	assistant := chat.NewService(db, ai.New(ai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), memories, pub, log, now)
+	assistant := chat.NewService(db, openai.New(openai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), memories, pub, log, now)
 	cast := casting.NewService(db, casting.Options{Blobs: blobs, Decoding: decoding, Now: now, Log: log})
 	brands := brand.NewService(db, brand.Options{
 		AI:     aiClient,

@@ -73,20 +73,17 @@ func Upright(img image.Image, orientation int) image.Image {
 	return img
 }
 
-// VisionClassifier files an image through the AI endpoint's JSON answers
-// (internal/ai): a strict schema of kind, name, fit and wearer, validated
-// before ParseClassification clamps it.
-type VisionClassifier struct {
-	AI *ai.Client
+// Endpoint is what a vision read asks of the AI endpoint: one question
+// with a JSON answer (package ai/openai implements it).
+type Endpoint interface {
+	JSON(ctx context.Context, req ai.Request, out any) (ai.Usage, error)
 }
 
-// DefaultVisionModel is asked for when AI_MODEL is unset.
-const DefaultVisionModel = ai.DefaultModel
-
-// NewVisionClassifier returns a classifier for an OpenAI-compatible
-// endpoint (e.g. https://api.openai.com/v1).
-func NewVisionClassifier(baseURL, apiKey, model string) *VisionClassifier {
-	return &VisionClassifier{AI: ai.New(ai.Config{BaseURL: baseURL, APIKey: apiKey, Model: model})}
+// VisionClassifier files an image through the AI endpoint's JSON answers:
+// a strict schema of kind, name, fit and wearer, validated before
+// ParseClassification clamps it.
+type VisionClassifier struct {
+	AI Endpoint
 }
 
 const classifyPrompt = `You file product images for a fashion house's library.

@@ -7,6 +7,7 @@ import (
 
 	"studio/internal/ai"
 	"studio/internal/ai/aitest"
+	"studio/internal/ai/openai"
 )
 
 func TestParseClassification(t *testing.T) {
@@ -36,13 +37,13 @@ func TestVisionClassifier(t *testing.T) {
 	srv := aitest.New(t)
 	srv.RequireKey("k")
 	srv.Answer(aitest.Answer{Content: `{"kind":"model","name":"Studio portrait","fit":null,"wearer":"unisex"}`})
-	v := NewVisionClassifier(srv.URL+"/", "k", "")
+	v := &VisionClassifier{AI: openai.New(openai.Config{BaseURL: srv.URL + "/", APIKey: "k"})}
 	c, err := v.Classify(context.Background(), []byte{0xFF, 0xD8, 0xFF})
 	if err != nil || c != (Classification{Kind: Model, Name: "Studio portrait"}) {
 		t.Fatalf("got %+v, %v", c, err)
 	}
 	got := srv.Chats()[0]
-	if got.Model != DefaultVisionModel || len(got.Messages) != 2 || got.ResponseFormat == nil ||
+	if got.Model != openai.DefaultModel || len(got.Messages) != 2 || got.ResponseFormat == nil ||
 		got.ResponseFormat.Type != "json_schema" || !got.ResponseFormat.JSONSchema.Strict {
 		t.Errorf("request %s", got.Raw)
 	}

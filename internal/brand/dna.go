@@ -146,7 +146,7 @@ func (in dnaInput) userText(palette []string) string {
 
 // ask has the model read the previews and returns its reading, clamped.
 // A reading without a vision is AI_BAD_OUTPUT.
-func ask(ctx context.Context, c *ai.Client, in dnaInput, previews [][]byte, palette []string) (reading, ai.Usage, error) {
+func ask(ctx context.Context, c Endpoint, in dnaInput, previews [][]byte, palette []string) (reading, ai.Usage, error) {
 	ctx, cancel := context.WithTimeout(ctx, ReadTimeout)
 	defer cancel()
 	var r reading

@@ -19,9 +19,16 @@ import (
 	"studio/internal/ts"
 )
 
+// Endpoint is what a DNA read asks of the AI endpoint (package ai/openai
+// implements it): whether it is set, and one question with a JSON answer.
+type Endpoint interface {
+	Configured() bool
+	JSON(ctx context.Context, req ai.Request, out any) (ai.Usage, error)
+}
+
 // Options configure the service.
 type Options struct {
-	AI       *ai.Client       // the vision endpoint of DNA reads; unconfigured answers AI_NOT_CONFIGURED
+	AI       Endpoint         // the vision endpoint of DNA reads; nil or unconfigured answers AI_NOT_CONFIGURED
 	Ledger   Ledger           // the re-read's hold
 	Calls    ai.CallLog       // where a failed read's use of the AI endpoint is recorded (a read is in brand_dna_reads); nil records nothing
 	Decoding *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
@@ -32,7 +39,7 @@ type Options struct {
 // Service runs the brand's use cases. Role rules live here.
 type Service struct {
 	store    Store
-	ai       *ai.Client
+	ai       Endpoint
 	ledger   Ledger
 	calls    ai.CallLog
 	decoding *imagemem.Budget
@@ -105,7 +112,7 @@ func (s *Service) ReadDNA(ctx context.Context, p auth.Principal, req DNARequest)
 	if err != nil {
 		return Profile{}, 0, err
 	}
-	if !s.ai.Configured() {
+	if s.ai == nil || !s.ai.Configured() {
 		return Profile{}, 0, ai.ErrNotConfigured
 	}
 	r := Read{ID: uuid.Must(uuid.NewV7()).String(), UserID: p.UserID, Images: len(in.images)}

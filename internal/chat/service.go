@@ -115,10 +115,18 @@ type Publisher interface {
 	PublishTo(ctx context.Context, house, user string, msg []byte)
 }
 
+// Endpoint is what the conversation asks of the AI endpoint (package
+// ai/openai implements it): whether it is set, and one turn of a
+// conversation with function tools.
+type Endpoint interface {
+	Configured() bool
+	Chat(ctx context.Context, messages []ai.Message, tools []ai.Tool) (ai.Reply, ai.Usage, error)
+}
+
 // Service runs the conversation.
 type Service struct {
 	store    Store
-	ai       *ai.Client
+	ai       Endpoint
 	memories Memories
 	pub      Publisher
 	log      *slog.Logger
@@ -134,7 +142,7 @@ type warmed struct {
 }
 
 // NewService returns the chat service.
-func NewService(store Store, client *ai.Client, memories Memories, pub Publisher, log *slog.Logger, now func() time.Time) *Service {
+func NewService(store Store, client Endpoint, memories Memories, pub Publisher, log *slog.Logger, now func() time.Time) *Service {
 	return &Service{store: store, ai: client, memories: memories, pub: pub, log: log, now: now, warm: map[string]warmed{}}
 }
 
@@ -248,7 +256,7 @@ func CheckMessage(m string) (string, error) {
 // kept in its session (created when none is named) and each applied
 // mutation is pushed on the job socket. Nothing is charged.
 func (s *Service) Chat(ctx context.Context, p auth.Principal, in Request) (Reply, error) {
-	if !s.ai.Configured() {
+	if s.ai == nil || !s.ai.Configured() {
 		return Reply{}, ErrNotConfigured
 	}
 	var sess Session

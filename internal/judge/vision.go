@@ -20,13 +20,21 @@ import (
 // the twelve codes. The client asks again once when an answer falls
 // outside the schema; a second miss leaves the local verdict standing.
 type Vision struct {
-	client *ai.Client
+	client Endpoint
 }
 
-// NewVision returns the vision judge on client, or nil when the client
-// has no chat endpoint.
-func NewVision(client *ai.Client) *Vision {
-	if !client.Configured() {
+// Endpoint is what the vision judge asks of the AI endpoint (package
+// ai/openai implements it): whether it is set, and one question with a
+// JSON answer.
+type Endpoint interface {
+	Configured() bool
+	JSON(ctx context.Context, req ai.Request, out any) (ai.Usage, error)
+}
+
+// NewVision returns the vision judge on client, or nil when there is no
+// client or it has no chat endpoint.
+func NewVision(client Endpoint) *Vision {
+	if client == nil || !client.Configured() {
 		return nil
 	}
 	return &Vision{client: client}

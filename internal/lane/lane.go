@@ -68,11 +68,19 @@ type Fal interface {
 	Model(ctx context.Context, tool, model string, input map[string]any) ([]byte, error)
 }
 
+// Endpoint is what the vision and text lanes ask of the AI endpoint
+// (package ai/openai implements it): whether it is set, and questions with
+// JSON answers. It is also describe-item's reader's (asset.Endpoint).
+type Endpoint interface {
+	Configured() bool
+	JSON(ctx context.Context, req ai.Request, out any) (ai.Usage, error)
+}
+
 // Options configure the service.
 type Options struct {
 	Ledger Ledger
 	Prices ledger.Prices
-	AI     *ai.Client        // vision and text lanes; unconfigured answers AI_NOT_CONFIGURED
+	AI     Endpoint          // vision and text lanes; nil or unconfigured answers AI_NOT_CONFIGURED
 	Reader asset.Classifier  // describe-item's reader, the upload's classify=1 one; nil: built on AI
 	Assets Assets            // images named by id, and remove-background's cut-out
 	Fal    Fal               // nil when FAL_KEY is unset

@@ -33,7 +33,7 @@ type Item struct {
 
 // configured refuses a vision or text lane while the AI endpoint is unset.
 func (s *Service) configured() error {
-	if !s.opts.AI.Configured() {
+	if s.opts.AI == nil || !s.opts.AI.Configured() {
 		return ai.ErrNotConfigured
 	}
 	return nil

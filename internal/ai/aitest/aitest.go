@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"studio/internal/ai"
+	"studio/internal/ai/openai"
 )
 
 // Server is the stand-in endpoint.
@@ -70,12 +70,12 @@ func (s *Server) RequireKey(key string) {
 	s.key = key
 }
 
-// Config is an ai.Config pointing the client here, with the SDK's
+// Config is an openai.Config pointing the client here, with the SDK's
 // retries off so a scripted error is answered once.
-func (s *Server) Config() ai.Config {
+func (s *Server) Config() openai.Config {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ai.Config{BaseURL: s.URL, APIKey: s.key, Retries: -1, Timeout: 30 * time.Second}
+	return openai.Config{BaseURL: s.URL, APIKey: s.key, Retries: -1, Timeout: 30 * time.Second}
 }
 
 // Answer is the reply to one chat completion request.

@@ -1,4 +1,4 @@
-package ai
+package openai
 
 import (
 	"context"
@@ -12,28 +12,13 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
+	"studio/internal/ai"
 	"studio/internal/errs"
 )
-
-// Request is one question with a JSON answer.
-type Request struct {
-	System    string
-	User      string
-	Images    [][]byte // JPEG, PNG, WebP or GIF bytes, sent as data URLs
-	ImageURLs []string // data: or https: URLs the provider fetches itself
-	// Schema is the JSON Schema of the answer: json.RawMessage, a
-	// map[string]any or a *jsonschema.Schema. Strict mode asks for the
-	// subset OpenAI documents: every object lists all its properties in
-	// required and sets additionalProperties false; optional values are
-	// typed ["string", "null"].
-	Schema     any
-	SchemaName string // a-z, A-Z, 0-9, _ and -, at most 64; default "answer"
-	MaxTokens  int64  // 0: the provider's default
-}
 
 var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
@@ -93,16 +78,16 @@ func dataURL(b []byte) string {
 // visionTypes are the image types chat endpoints read.
 var visionTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/webp": true, "image/gif": true}
 
-func userParts(text string, images [][]byte, urls []string) ([]openai.ChatCompletionContentPartUnionParam, error) {
-	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}
+func userParts(text string, images [][]byte, urls []string) ([]sdk.ChatCompletionContentPartUnionParam, error) {
+	parts := []sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart(text)}
 	for i, b := range images {
 		if ct := http.DetectContentType(b); !visionTypes[ct] {
 			return nil, fmt.Errorf("ai: image %d is %s, not JPEG, PNG, WebP or GIF", i+1, ct)
 		}
-		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(b)}))
+		parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: dataURL(b)}))
 	}
 	for _, u := range urls {
-		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: u}))
+		parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: u}))
 	}
 	return parts, nil
 }
@@ -110,18 +95,18 @@ func userParts(text string, images [][]byte, urls []string) ([]openai.ChatComple
 // JSON asks for an answer in req.Schema and decodes it into out. An answer
 // outside the schema (or a refusal, or one cut off at the token limit) is
 // asked again once, with the reason; a second miss is AI_BAD_OUTPUT. The
-// usage is added to the meter ctx carries (WithMeter), answered or not.
-func (c *Client) JSON(ctx context.Context, req Request, out any) (Usage, error) {
+// usage is tallied on the meter ctx carries (ai.WithMeter), answered or not.
+func (c *Client) JSON(ctx context.Context, req ai.Request, out any) (ai.Usage, error) {
 	u, err := c.json(ctx, req, out)
-	metered(ctx, u)
+	ai.Tally(ctx, u)
 	return u, err
 }
 
-func (c *Client) json(ctx context.Context, req Request, out any) (Usage, error) {
+func (c *Client) json(ctx context.Context, req ai.Request, out any) (ai.Usage, error) {
 	start := c.now()
-	var u Usage
+	var u ai.Usage
 	if !c.Configured() {
-		return u, ErrNotConfigured
+		return u, ai.ErrNotConfigured
 	}
 	name := req.SchemaName
 	if name == "" {
@@ -137,24 +122,24 @@ func (c *Client) json(ctx context.Context, req Request, out any) (Usage, error) 
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	var msgs []openai.ChatCompletionMessageParamUnion
+	var msgs []sdk.ChatCompletionMessageParamUnion
 	if req.System != "" {
-		msgs = append(msgs, openai.SystemMessage(req.System))
+		msgs = append(msgs, sdk.SystemMessage(req.System))
 	}
 	parts, err := userParts(req.User, req.Images, req.ImageURLs)
 	if err != nil {
 		return u, err
 	}
-	msgs = append(msgs, openai.UserMessage(parts))
-	params := openai.ChatCompletionNewParams{
+	msgs = append(msgs, sdk.UserMessage(parts))
+	params := sdk.ChatCompletionNewParams{
 		Model:    shared.ChatModel(c.cfg.Model),
 		Messages: msgs,
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Strict: openai.Bool(true), Schema: sc.wire},
+		ResponseFormat: sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Strict: sdk.Bool(true), Schema: sc.wire},
 		}},
 	}
 	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = openai.Int(req.MaxTokens)
+		params.MaxCompletionTokens = sdk.Int(req.MaxTokens)
 	}
 	var miss error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -163,7 +148,7 @@ func (c *Client) json(ctx context.Context, req Request, out any) (Usage, error) 
 			u.Latency = c.now().Sub(start)
 			return u, failure(err)
 		}
-		u.add(res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens, res.Usage.TotalTokens, statedCost(res.Usage.JSON.ExtraFields))
+		answered(&u, res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens, res.Usage.TotalTokens, statedCost(res.Usage.JSON.ExtraFields))
 		content, err := answerText(res)
 		if err == nil {
 			var text []byte
@@ -176,15 +161,15 @@ func (c *Client) json(ctx context.Context, req Request, out any) (Usage, error) 
 		}
 		miss = err
 		params.Messages = append(params.Messages,
-			openai.AssistantMessage(content),
-			openai.UserMessage("That answer cannot be used: "+err.Error()+". Answer again with one JSON object that matches the schema."))
+			sdk.AssistantMessage(content),
+			sdk.UserMessage("That answer cannot be used: "+err.Error()+". Answer again with one JSON object that matches the schema."))
 	}
 	u.Latency = c.now().Sub(start)
 	return u, wrapBadOutput(miss)
 }
 
 // answerText is the first choice's content, or why there is none usable.
-func answerText(res *openai.ChatCompletion) (string, error) {
+func answerText(res *sdk.ChatCompletion) (string, error) {
 	if len(res.Choices) == 0 {
 		return "", errors.New("the answer has no choices")
 	}
@@ -199,7 +184,7 @@ func answerText(res *openai.ChatCompletion) (string, error) {
 }
 
 func wrapBadOutput(cause error) error {
-	return errs.Wrap(ErrBadOutput, cause)
+	return errs.Wrap(ai.ErrBadOutput, cause)
 }
 
 // statedCost reads usage.cost, the dollars a gateway (OpenRouter, LiteLLM)

@@ -1,4 +1,4 @@
-package ai_test
+package openai_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"studio/internal/ai"
 	"studio/internal/ai/aitest"
+	"studio/internal/ai/openai"
 )
 
 // TestMeter: a meter riding the context sums every JSON call made with it,
@@ -32,7 +33,7 @@ func TestMeter(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := aitest.New(t)
 			srv.Answer(c.answers...)
-			client := ai.New(srv.Config())
+			client := openai.New(srv.Config())
 			m := &ai.Meter{}
 			ctx := ai.WithMeter(context.Background(), m)
 			for range c.calls {
@@ -51,7 +52,7 @@ func TestMeter(t *testing.T) {
 	srv.Answer(aitest.Answer{Content: good})
 	var out item
 	m := &ai.Meter{}
-	if _, err := ai.New(srv.Config()).JSON(context.Background(), itemRequest(t), &out); err != nil || m.Usage().Attempts != 0 {
+	if _, err := openai.New(srv.Config()).JSON(context.Background(), itemRequest(t), &out); err != nil || m.Usage().Attempts != 0 {
 		t.Errorf("an unmetered call: %v %+v", err, m.Usage())
 	}
 }
