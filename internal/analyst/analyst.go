@@ -42,8 +42,8 @@ import (
 var (
 	ErrUnauthorized = errs.Msg(errs.Unauthorized, "A valid analyst token is required (Authorization: Bearer <token>).")
 	ErrNoActionTok  = errs.Msg(errs.Unauthorized, "This action needs the analyst action token (Authorization: Bearer <token>).")
-	ErrReason       = errs.New(errs.KindInvalid, "REASON_REQUIRED", "reason is required: 1 to 500 characters saying why.")
-	ErrNotPending   = errs.New(errs.KindConflict, "NOT_PENDING", "The applicant is no longer pending.")
+	ErrReason       = errs.ReasonRequired
+	ErrNotPending   = errs.NotPending
 	ErrFocusArea    = errs.New(errs.KindInvalid, "FOCUS_AREA_REQUIRED", "focusArea is required: 1 to 200 characters.")
 	ErrNoRecording  = errs.Msg(errs.NotFound, "Not found.")
 	ErrOrgNotFound  = errs.NotFound

@@ -159,4 +159,9 @@ var (
 	// TargetRequired refuses a request that names nothing to act on (a
 	// segment's target, an access grant's user).
 	TargetRequired = New(KindInvalid, "TARGET_REQUIRED", "Name what to act on.")
+	// ReasonRequired refuses a decision without its reason (the analyst's
+	// approval, an operator's decline of an applicant).
+	ReasonRequired = New(KindInvalid, "REASON_REQUIRED", "reason is required: 1 to 500 characters saying why.")
+	// NotPending refuses to decide an applicant decided already.
+	NotPending = New(KindConflict, "NOT_PENDING", "The applicant is no longer pending.")
 )

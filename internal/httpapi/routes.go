@@ -37,6 +37,7 @@ func (s *Server) table() []Route {
 		s.brandRoutes(),         // SPEC §4.8: brand profile, DNA reads, marks
 		s.lanesRoutes(),         // SPEC §4.9: AI lanes and text tools
 		s.adminRoutes(),         // SPEC §4.17: the operators' console
+		s.applicantsRoutes(),    // SPEC §3, issue 28: the operators' applicant list and declines
 		s.digestRoutes(),        // SPEC §4.17: the operators' analyst digest
 		s.searchRoutes(),        // SPEC §4.19: the one field over the house
 		s.onboardingRoutes(),    // SPEC §4.19: the first-steps checklist

@@ -61,7 +61,7 @@ type walkArea struct {
 var areas = []walkArea{
 	metaWalk, identityWalk, keysWalk, mcpWalk, socketWalk, postsWalk, assetsWalk, packsWalk,
 	notificationsWalk, foldersWalk, billingWalk, jobsWalk, judgeWalk, looksWalk, posturesWalk, shareWalk, webhooksWalk, adminWalk, searchWalk, onboardingWalk, pipelinesWalk,
-	chatWalk, memoryWalk, supportWalk, deskWalk, lettersWalk, modelsWalk, digestWalk,
+	chatWalk, memoryWalk, supportWalk, deskWalk, applicantsWalk, lettersWalk, modelsWalk, digestWalk,
 	accountWalk, seatsWalk, doorWalk, meWalk,
 	brandWalk, lanesWalk, accessWalk, analystWalk,
 }

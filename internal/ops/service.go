@@ -44,6 +44,13 @@ type Store interface {
 	// RevokeEntitlement revokes an entitlement once, by the user, and
 	// answers it; NOT_FOUND when none has the id.
 	RevokeEntitlement(ctx context.Context, id, by, reason string) (Entitlement, error)
+	// Applicants lists the applicant list of a status ("" for every one),
+	// newest first; Applicant reads one (NOT_FOUND otherwise).
+	Applicants(ctx context.Context, status string, limit int) ([]Applicant, error)
+	Applicant(ctx context.Context, id string) (Applicant, error)
+	// DecideApplicant moves an applicant from one status to another with
+	// the reason; false when it was not in the from status.
+	DecideApplicant(ctx context.Context, id, from, to, reason string, at time.Time) (bool, error)
 }
 
 // Service is the operators' use cases.

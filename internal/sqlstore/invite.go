@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/invite"
+	"studio/internal/ops"
 	"studio/internal/ts"
 )
 
@@ -178,4 +179,47 @@ func msPtr(t *ts.Time) any {
 		return nil
 	}
 	return t.UnixMilli()
+}
+
+const applicantCols = `id, email, name, house, website, status, decision_reason, created_at, decided_at`
+
+func scanApplicant(row interface{ Scan(...any) error }) (ops.Applicant, error) {
+	var a ops.Applicant
+	var house, website, reason sql.NullString
+	var created int64
+	var decided sql.NullInt64
+	if err := row.Scan(&a.ID, &a.Email, &a.Name, &house, &website, &a.Status, &reason, &created, &decided); err != nil {
+		return ops.Applicant{}, notFound(err)
+	}
+	a.House, a.Website, a.DecisionReason = strPtr(house), strPtr(website), strPtr(reason)
+	a.CreatedAt, a.DecidedAt = ts.Milli(created), tsPtr(decided)
+	return a, nil
+}
+
+// Applicants lists the applicant list of a status ("" for all), newest
+// first.
+func (db *DB) Applicants(ctx context.Context, status string, limit int) ([]ops.Applicant, error) {
+	q, args := `SELECT `+applicantCols+` FROM invite_requests`, []any{}
+	if status != "" {
+		q, args = q+` WHERE status = ?`, append(args, status)
+	}
+	rows, err := db.read().Query(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ops.Applicant{}
+	for rows.Next() {
+		a, err := scanApplicant(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Applicant reads one applicant.
+func (db *DB) Applicant(ctx context.Context, id string) (ops.Applicant, error) {
+	return scanApplicant(db.read().QueryRow(ctx, `SELECT `+applicantCols+` FROM invite_requests WHERE id = ?`, id))
 }
