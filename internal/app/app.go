@@ -87,6 +87,7 @@ type App struct {
 	Desk    *support.Service // the help desk; its screenshot sweep runs beside the workers
 	Door    *invite.Service  // the door in (operators' invitations are issued here)
 	Digest  *digest.Service  // the operators' analyst digest; its automatic run ticks beside the workers
+	Billing *billing.Service // money; the automatic top-ups settles queue are charged beside the workers
 	Engine  engine.Engine    // what the workers develop with
 	Limits  *ratelimit.Limiter
 	Log     *slog.Logger
@@ -295,7 +296,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 		Ping: db.Ping,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Handler: mount(srv, accounts, log), Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
-		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Digest: digests, Casting: cast, Engine: eng, Limits: limits, Log: log}, nil
+		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Digest: digests, Billing: money, Casting: cast, Engine: eng, Limits: limits,
+		Log: log}, nil
 }
 
 // mount puts the console's pages beside the API: the API answers every
@@ -423,6 +425,8 @@ func (a *App) RunWorkers(ctx context.Context) error {
 	wg.Go(func() { a.creditRewards(ctx, time.Hour) })
 	// The analyst digest runs itself when its cadence is on and due, checked every 10 minutes.
 	wg.Go(func() { a.runDigest(ctx, 10*time.Minute) })
+	// Automatic top-ups a settle queued are charged within seconds.
+	wg.Go(func() { a.Billing.RunAutocharges(ctx, 5*time.Second) })
 	err := a.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)

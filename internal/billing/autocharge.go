@@ -17,6 +17,13 @@ import (
 // the provider when the spendable balance is below a threshold. Only the
 // provider's signed delivery for that order credits it, as for any
 // checkout; a run is at most one charge a day per house.
+//
+// It fires by itself (issue 28): the transaction that settles a hold and
+// leaves the balance below the threshold queues a charge, once per
+// crossing (the rule is disarmed until a settle finds the balance at or
+// above the threshold again), and the workers' loop (RunDue) makes the
+// charge through the provider, as the run route would. A charge the
+// provider refuses raises an operator alert.
 
 // Charger is a provider that can charge the customer's saved payment
 // method with no one at a checkout page. Polar's API offers no such charge;
@@ -44,6 +51,7 @@ type AutochargeRule struct {
 	Enabled    bool
 	Threshold  int64
 	PackTokens int64
+	UpdatedBy  string // the user who set it: a charge it makes by itself is theirs
 	UpdatedAt  time.Time
 }
 
@@ -64,6 +72,12 @@ type AutochargeStore interface {
 	// ReleaseAutochargeDay forgets a run whose charge the provider refused.
 	ReleaseAutochargeDay(ctx context.Context, house, day string) error
 	Balance(ctx context.Context, house string) (ledger.Balance, error)
+	// ClaimAutochargeDue takes a house whose settle queued a charge, for
+	// this worker until leaseUntil; DoneAutochargeDue removes it.
+	ClaimAutochargeDue(ctx context.Context, now, leaseUntil time.Time) (string, bool, error)
+	DoneAutochargeDue(ctx context.Context, house string) error
+	// RaiseAlert records something the operators must look at.
+	RaiseAlert(ctx context.Context, id, kind, subject, detail string, at time.Time) error
 }
 
 // Autocharge is the answer of GET and PUT /api/toolkit/ai/billing/autocharge.
@@ -160,11 +174,19 @@ func (s *Service) SetAutocharge(ctx context.Context, p auth.Principal, in Autoch
 // (concurrent runs charge once: the day's row is claimed first). Nothing
 // is credited here; the provider's signed delivery of the order is.
 func (s *Service) RunAutocharge(ctx context.Context, p auth.Principal) (Fired, error) {
+	return s.fire(ctx, p.HouseID, p.UserID, p.Email)
+}
+
+// fire is a run of the house's standing order, by the user it is
+// attributed to (the route's caller, or the rule's author for a charge the
+// order makes by itself).
+func (s *Service) fire(ctx context.Context, house, userID, email string) (Fired, error) {
 	ch, can := s.charger()
 	if !can {
 		return Fired{}, ErrAutochargeUnavailable
 	}
 	st := s.store
+	p := auth.Principal{HouseID: house, UserID: userID, Email: email}
 	r, last, err := st.Autocharge(ctx, p.HouseID)
 	if err != nil {
 		return Fired{}, err
@@ -227,4 +249,63 @@ func (s *Service) RunAutocharge(ctx context.Context, p auth.Principal) (Fired, e
 	}
 	out.Fired, out.Reason, out.CheckoutID = true, "charged", c.ID
 	return out, nil
+}
+
+// AutochargeLease is how long a worker holds a queued charge.
+const AutochargeLease = 2 * time.Minute
+
+// RunDue makes the charges settles queued, one house after another, and
+// answers how many houses it dealt with. Each charge is a run of the
+// standing order (so at most one a UTC day, and none when the balance
+// rose again meanwhile); a house whose charge failed raises an operator
+// alert (autocharge_failed) and is not retried until its balance has been
+// at or above the threshold again. A worker that dies mid-charge leaves
+// its lease to lapse; the next run finds the day's charge made.
+func (s *Service) RunDue(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		now := s.opts.Now()
+		house, ok, err := s.store.ClaimAutochargeDue(ctx, now, now.Add(AutochargeLease))
+		if err != nil || !ok {
+			return n, err
+		}
+		n++
+		r, _, err := s.store.Autocharge(ctx, house)
+		if err != nil {
+			return n, err
+		}
+		email, _ := s.store.BillingEmail(ctx, house)
+		out, err := s.fire(ctx, house, r.UpdatedBy, email)
+		if err != nil {
+			if ctx.Err() != nil {
+				return n, ctx.Err() // shutting down: the lease lapses and another run charges
+			}
+			s.opts.Log.Warn("billing: automatic top-up not charged", "house", house, "err", err)
+			if aerr := s.store.RaiseAlert(context.WithoutCancel(ctx), uuid.Must(uuid.NewV7()).String(), "autocharge_failed", house,
+				"The standing order's automatic charge failed: "+err.Error(), s.opts.Now()); aerr != nil {
+				return n, aerr
+			}
+		} else {
+			s.opts.Log.Info("billing: automatic top-up", "house", house, "reason", out.Reason, "checkout", out.CheckoutID)
+		}
+		if err := s.store.DoneAutochargeDue(context.WithoutCancel(ctx), house); err != nil {
+			return n, err
+		}
+	}
+}
+
+// RunAutocharges makes queued charges every period until ctx ends.
+func (s *Service) RunAutocharges(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Log.Warn("billing: automatic top-ups", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

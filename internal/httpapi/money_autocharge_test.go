@@ -207,3 +207,97 @@ func TestMoneyAutochargeRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestMoneyAutochargeFiresOnSettle: a settle that leaves the balance below
+// the standing order's threshold queues one charge, however many settles
+// follow below it; the workers' run charges it through the provider (its
+// delivery credits the pack); a settle at or above the threshold arms the
+// rule again. A charge the provider refuses raises an operator alert and
+// credits nothing. On each engine.
+func TestMoneyAutochargeFiresOnSettle(t *testing.T) {
+	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
+		ctx := context.Background()
+		a := apptest.New(t, e)
+		owner := a.SignUp(t, "owner")
+		pay(t, checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "100"}).URL)
+		if res := a.Do(t, "PUT", autochargePath, owner.Session(), map[string]any{"threshold": 159, "pack": "500"}); res.Status != 200 {
+			t.Fatalf("rule: %d %s", res.Status, res.Body)
+		}
+		settle := func(n int64) {
+			t.Helper()
+			h := ledger.NewHold("", n)
+			if err := a.DB.TakeHold(ctx, owner.HouseID, h); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.DB.PostHold(ctx, owner.HouseID, h.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		due := func() (queued, armed int) {
+			_ = a.DB.QueryTest(ctx, `SELECT COUNT(*) FROM billing_autocharge_due WHERE organization_id = '`+owner.HouseID+`'`, &queued)
+			_ = a.DB.QueryTest(ctx, `SELECT armed FROM billing_autocharge WHERE organization_id = '`+owner.HouseID+`'`, &armed)
+			return
+		}
+		settle(1) // 159: not below
+		if q, armed := due(); q != 0 || armed != 1 {
+			t.Fatalf("at the threshold: queued %d, armed %d", q, armed)
+		}
+		if n, err := a.Billing.RunDue(ctx); n != 0 || err != nil {
+			t.Fatalf("nothing queued, yet %d ran (%v)", n, err)
+		}
+		settle(2) // 157: crossed
+		settle(3) // 154: still below, no second charge
+		if q, armed := due(); q != 1 || armed != 0 {
+			t.Fatalf("after crossing: queued %d, armed %d; want one charge queued, disarmed", q, armed)
+		}
+		if n, err := a.Billing.RunDue(ctx); n != 1 || err != nil {
+			t.Fatalf("run: %d %v", n, err)
+		}
+		b, _ := billingBalance(t, a, owner.Session())
+		if b.Balance != 654 || b.Topup < 500 {
+			t.Fatalf("balance %+v; want 154 + the 500 pack", billingPartsOf(b))
+		}
+		if n, _ := a.Billing.RunDue(ctx); n != 0 {
+			t.Fatalf("the charge ran %d more times", n)
+		}
+		var v autochargeView
+		a.Do(t, "GET", autochargePath, owner.Session(), nil).JSON(t, &v)
+		if v.LastRun == nil || v.LastRun.Tokens != 500 {
+			t.Fatalf("last run %+v", v.LastRun)
+		}
+		settle(4) // 650: at or above: armed again
+		if q, armed := due(); q != 0 || armed != 1 {
+			t.Fatalf("back above: queued %d, armed %d", q, armed)
+		}
+		if err := a.DB.CheckLedger(ctx, owner.HouseID); err != nil {
+			t.Error(err)
+		}
+
+		// A provider that does not complete the charge: an alert, nothing credited.
+		broken := apptest.New(t, e, func(c *app.Config) { c.PublicURL = "http://127.0.0.1:1" })
+		o := broken.SignUp(t, "owner")
+		if res := broken.Do(t, "PUT", autochargePath, o.Session(), map[string]any{"threshold": 59, "pack": "100"}); res.Status != 200 {
+			t.Fatalf("rule: %d %s", res.Status, res.Body)
+		}
+		if _, err := broken.DB.RawExec(ctx, `INSERT INTO billing_customers (organization_id, provider, customer_id) VALUES (?, 'local', 'lcus_x')`,
+			o.HouseID); err != nil {
+			t.Fatal(err)
+		}
+		h := ledger.NewHold("", 2)
+		if err := broken.DB.TakeHold(ctx, o.HouseID, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := broken.DB.PostHold(ctx, o.HouseID, h.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := broken.Billing.RunDue(ctx); n != 1 || err != nil {
+			t.Fatalf("run: %d %v", n, err)
+		}
+		var alerts, queued int
+		_ = broken.DB.QueryTest(ctx, `SELECT COUNT(*) FROM operator_alerts WHERE kind = 'autocharge_failed' AND subject = '`+o.HouseID+`'`, &alerts)
+		_ = broken.DB.QueryTest(ctx, `SELECT COUNT(*) FROM billing_autocharge_due`, &queued)
+		if b, _ := billingBalance(t, broken, o.Session()); alerts != 1 || queued != 0 || b.Balance != 58 {
+			t.Errorf("refused: %d alerts, %d queued, balance %+v; want 1, 0, 58", alerts, queued, billingPartsOf(b))
+		}
+	})
+}

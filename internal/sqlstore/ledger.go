@@ -411,8 +411,10 @@ func (db *DB) resolveHoldTx(ctx context.Context, tx *Tx, house, holdID string, t
 		return errs.With(ledger.ErrHoldResolved, "state", state)
 	}
 	if to == ledger.Posted {
-		_, err = tx.Exec(ctx, qPostDebits, now, house, holdID)
-		return err
+		if _, err = tx.Exec(ctx, qPostDebits, now, house, holdID); err != nil {
+			return err
+		}
+		return db.autochargeAfterPostTx(ctx, tx, house, now)
 	}
 	return voidReservationsTx(ctx, tx, house, holdID, now)
 }
