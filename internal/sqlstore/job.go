@@ -212,55 +212,33 @@ func (db *DB) Heartbeat(ctx context.Context, house, id, worker string, leaseUnti
 }
 
 // SubmitJob writes the hold, the job row and its first event in one
-// transaction. A job the user already submitted in the same house under the
-// same idempotency key is returned instead, with nothing written; the same
-// key in another house is another job. Concurrent retries collapse: on
-// PostgreSQL the loser waits on the house row the ledger locks, then trips
-// the (house, user, key) unique index, rolls back its hold and reads the
-// winner's job.
+// transaction (enqueue). A job the user already submitted in the same house
+// under the same idempotency key is returned instead, with nothing written;
+// the same key in another house is another job. Concurrent retries
+// collapse: on PostgreSQL the loser waits on the house row the ledger
+// locks, then trips the (house, user, key) unique index, rolls back its
+// hold and reads the winner's job.
 func (db *DB) SubmitJob(ctx context.Context, j job.Job) (job.Job, bool, error) {
-	var out job.Job
-	replayed := false
-	err := db.write(ctx, func(tx *Tx) error {
-		if j.IdempotencyKey != "" {
-			prior, err := jobByKeyTx(ctx, tx, j.HouseID, j.UserID, j.IdempotencyKey)
-			if err == nil {
-				out, replayed = prior, true
-				return nil
+	var prior job.Job
+	e := enqueue{house: j.HouseID, spend: spend{Queue: []job.Job{j}, Hold: []job.Job{j}}}
+	if j.IdempotencyKey != "" {
+		e.replay = func(tx *Tx) (bool, error) {
+			var err error
+			prior, err = jobByKeyTx(ctx, tx, j.HouseID, j.UserID, j.IdempotencyKey)
+			if errors.Is(err, errs.NotFound) {
+				return false, nil
 			}
-			if !errors.Is(err, errs.NotFound) {
-				return err
-			}
+			return err == nil, err
 		}
-		// The event seq first: its update takes the house's lock, which the
-		// hold then needs no statement for.
-		seq, err := nextSeq(ctx, tx, j.HouseID)
-		if err != nil {
-			return err
-		}
-		h := ledger.NewHold(j.ID, j.Cost)
-		h.UserID, h.Workflow = j.UserID, j.Tool
-		if err := db.takeHoldTx(ctx, tx, j.HouseID, h); err != nil {
-			return err
-		}
-		j.EventSeq = seq
-		if err := insertJob(ctx, tx, j, h.ID); err != nil {
-			return err
-		}
-		out = j
-		return nil
-	})
-	if errors.Is(err, errUnique) && j.IdempotencyKey != "" {
-		prior, rerr := jobByKeyTx(ctx, db.writer(), j.HouseID, j.UserID, j.IdempotencyKey)
-		if rerr != nil {
-			return job.Job{}, false, rerr
-		}
+	}
+	queued, replayed, err := db.enqueue(ctx, e)
+	switch {
+	case err != nil:
+		return job.Job{}, false, err
+	case replayed:
 		return prior, true, nil
 	}
-	if err != nil {
-		return job.Job{}, false, err
-	}
-	return out, replayed, nil
+	return queued[0], false, nil
 }
 
 // qJobByKey reads the job a user submitted in a house under an idempotency

@@ -3,16 +3,9 @@ package sqlstore
 // The token ledger (DECISIONS §4, ARCHITECTURE "The ledger"). Tables are in
 // migrations/00002_ledger.sql; the rules are in package ledger's doc.
 //
-// Exported methods each run one transaction. The job engine composes the
-// unexported *Tx building blocks inside its own transactions, so that a hold
-// and its job row commit together or not at all:
-//
-//	db.write(ctx, func(tx *Tx) error {
-//		if err := db.takeHoldTx(ctx, tx, house, hold); err != nil {
-//			return err // ledger.ErrInsufficientTokens: nothing is written
-//		}
-//		return insertJob(ctx, tx, house, job)
-//	})
+// Exported methods each run one transaction. The enqueue (enqueue.go)
+// composes the unexported *Tx building blocks inside its own transaction,
+// so that holds and their job rows commit together or not at all.
 //
 // Every ledger write of a house first takes the house's lock (lockHouse), so
 // the check-and-reserve of a hold cannot interleave with another ledger
@@ -269,11 +262,6 @@ func (db *DB) TakeHolds(ctx context.Context, house string, hs []ledger.Hold) err
 	return db.write(ctx, func(tx *Tx) error { return db.takeHoldsTx(ctx, tx, house, hs) })
 }
 
-// takeHoldTx reserves tokens for one hold inside tx; see takeHoldsTx.
-func (db *DB) takeHoldTx(ctx context.Context, tx *Tx, house string, h ledger.Hold) error {
-	return db.takeHoldsTx(ctx, tx, house, []ledger.Hold{h})
-}
-
 // takeHoldsTx writes the holds as pending and reserves their tokens from
 // the house's live credits in spending order, all or nothing. When the
 // spendable balance is below the sum of the holds it writes nothing and
@@ -505,14 +493,14 @@ func (db *DB) revokeCreditTx(ctx context.Context, tx *Tx, house, creditID string
 	return taken, pending, false, nil
 }
 
-const holdCols = `id, job_id, tokens, state, user_id, created_at, resolved_at`
+const holdCols = `id, job_id, tokens, state, user_id, workflow, created_at, resolved_at`
 
 func scanHold(row interface{ Scan(...any) error }) (ledger.Hold, error) {
 	var h ledger.Hold
 	var job, user sql.NullString
 	var created int64
 	var resolved sql.NullInt64
-	if err := row.Scan(&h.ID, &job, &h.Tokens, &h.State, &user, &created, &resolved); err != nil {
+	if err := row.Scan(&h.ID, &job, &h.Tokens, &h.State, &user, &h.Workflow, &created, &resolved); err != nil {
 		return ledger.Hold{}, notFound(err)
 	}
 	h.JobID, h.UserID = job.String, user.String

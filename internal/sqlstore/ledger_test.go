@@ -361,7 +361,7 @@ func TestLedgerHoldInCallerTransaction(t *testing.T) {
 		boom := errors.New("job insert failed")
 		h := ledger.NewHold(uuid.NewString(), 10)
 		err := db.write(ctx, func(tx *Tx) error {
-			if err := db.takeHoldTx(ctx, tx, house, h); err != nil {
+			if err := db.takeHoldsTx(ctx, tx, house, []ledger.Hold{h}); err != nil {
 				return err
 			}
 			if err := insertRow(tx, h.JobID); err != nil {
@@ -385,7 +385,7 @@ func TestLedgerHoldInCallerTransaction(t *testing.T) {
 			if err := insertRow(tx, big.JobID); err != nil {
 				return err
 			}
-			return db.takeHoldTx(ctx, tx, house, big)
+			return db.takeHoldsTx(ctx, tx, house, []ledger.Hold{big})
 		})
 		if !isCode(err, ledger.ErrInsufficientTokens) || rowExists(big.JobID) {
 			t.Fatalf("got %v, row written %v; want INSUFFICIENT_TOKENS and no row", err, rowExists(big.JobID))
@@ -394,7 +394,7 @@ func TestLedgerHoldInCallerTransaction(t *testing.T) {
 		// Both commit together; a second resolution inside a transaction
 		// answers HOLD_RESOLVED and leaves the transaction usable.
 		err = db.write(ctx, func(tx *Tx) error {
-			if err := db.takeHoldTx(ctx, tx, house, h); err != nil {
+			if err := db.takeHoldsTx(ctx, tx, house, []ledger.Hold{h}); err != nil {
 				return err
 			}
 			return insertRow(tx, h.JobID)

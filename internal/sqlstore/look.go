@@ -9,7 +9,6 @@ import (
 
 	"studio/internal/errs"
 	"studio/internal/job"
-	"studio/internal/ledger"
 	"studio/internal/look"
 	"studio/internal/ts"
 )
@@ -283,9 +282,9 @@ func jobsByKeysTx(ctx context.Context, tx *Tx, house, user string, keys []string
 }
 
 // SubmitLookJobs checks the look and writes every job with its hold, its
-// first event and its look link, in one transaction: all of them or none.
-// The holds are taken together (takeHoldsTx), so the first shortfall
-// answers INSUFFICIENT_TOKENS with nothing written. When the first job's
+// first event and its look link, in one transaction (enqueue): all of them
+// or none. The holds are taken together, so the first shortfall answers
+// INSUFFICIENT_TOKENS with nothing written. When the first job's
 // idempotency key was used already it writes nothing and returns the jobs
 // stored under the jobs' keys, replayed; a concurrent retry that loses the
 // race on the (house, user, key) index reads the winner's jobs the same way.
@@ -295,75 +294,45 @@ func (db *DB) SubmitLookJobs(ctx context.Context, house, lookID string, check fu
 	}
 	user := jobs[0].Job.UserID
 	keys := make([]string, len(jobs))
+	js := make([]job.Job, len(jobs))
 	for i, lj := range jobs {
-		keys[i] = lj.Job.IdempotencyKey
+		keys[i], js[i] = lj.Job.IdempotencyKey, lj.Job
 	}
-	var out []job.Job
-	replayed := false
-	err := db.write(ctx, func(tx *Tx) error {
-		out = out[:0]
-		prior, err := jobsByKeysTx(ctx, tx, house, user, keys[:1])
-		if err != nil {
-			return err
-		}
-		if len(prior) > 0 {
-			out, replayed = nil, true
-			out, err = jobsByKeysTx(ctx, tx, house, user, keys)
-			return err
-		}
-		l, err := db.lockLookTx(ctx, tx, house, lookID)
-		if err != nil {
-			return err
-		}
-		st, err := lookStateTx(ctx, tx, house, lookID)
-		if err != nil {
-			return err
-		}
-		if err := check(l, st); err != nil {
-			return err
-		}
-		holds := make([]ledger.Hold, len(jobs))
-		for i, lj := range jobs {
-			holds[i] = ledger.NewHold(lj.Job.ID, lj.Job.Cost)
-			holds[i].UserID, holds[i].Workflow = lj.Job.UserID, lj.Job.Tool
-		}
-		if err := db.takeHoldsTx(ctx, tx, house, holds); err != nil {
-			return err
-		}
-		for i, lj := range jobs {
-			j := lj.Job
-			seq, err := nextSeq(ctx, tx, house)
+	var prior []job.Job
+	queued, replayed, err := db.enqueue(ctx, enqueue{house: house, spend: spend{Queue: js, Hold: js},
+		replay: func(tx *Tx) (bool, error) {
+			first, err := jobsByKeysTx(ctx, tx, house, user, keys[:1])
+			if err != nil || len(first) == 0 {
+				return false, err
+			}
+			prior, err = jobsByKeysTx(ctx, tx, house, user, keys)
+			return err == nil, err
+		},
+		check: func(tx *Tx) error {
+			l, err := db.lockLookTx(ctx, tx, house, lookID)
 			if err != nil {
 				return err
 			}
-			j.EventSeq = seq
-			if err := insertJob(ctx, tx, j, holds[i].ID); err != nil {
+			st, err := lookStateTx(ctx, tx, house, lookID)
+			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO look_jobs (organization_id, look_id, job_id, stage, variation_key, base_asset_id, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, house, lookID, j.ID, lj.Stage, lj.Key, nullStr(lj.BaseAssetID), j.CreatedAt.UnixMilli()); err != nil {
-				return err
+			return check(l, st)
+		},
+		record: func(tx *Tx, done enqueued) error {
+			for i, j := range done.Jobs {
+				lj := jobs[i]
+				if _, err := tx.Exec(ctx, `INSERT INTO look_jobs (organization_id, look_id, job_id, stage, variation_key, base_asset_id, created_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?)`, house, lookID, j.ID, lj.Stage, lj.Key, nullStr(lj.BaseAssetID), j.CreatedAt.UnixMilli()); err != nil {
+					return err
+				}
 			}
-			out = append(out, j)
-		}
-		return nil
-	})
-	if errors.Is(err, errUnique) {
-		var again []job.Job
-		rerr := db.write(ctx, func(tx *Tx) error {
-			var err error
-			again, err = jobsByKeysTx(ctx, tx, house, user, keys)
-			return err
-		})
-		if rerr != nil || len(again) == 0 {
-			return nil, false, errors.Join(err, rerr)
-		}
-		return again, true, nil
+			return nil
+		}})
+	if replayed {
+		return prior, true, err
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	return out, replayed, nil
+	return queued, false, err
 }
 
 // StandingPreset returns the house's saved preset; ok is false when it

@@ -275,9 +275,10 @@ func (db *DB) PipelineRuns(ctx context.Context, house, before string, limit int)
 
 // StartPipeline holds every frame of the run and writes the run, its
 // frames and the first step's develops with their events, in one
-// transaction: all or nothing. A run the user already started under the
-// key is returned instead, replayed; a concurrent retry that loses the
-// race on the key's index reads the winner's run.
+// transaction (enqueue): all or nothing. A run the user already started
+// under the key is returned instead, replayed; a concurrent retry that
+// loses the race on the key's index reads the winner's run. The first
+// develops get their event seqs in place.
 func (db *DB) StartPipeline(ctx context.Context, rec pipeline.Record, first []job.Job) (pipeline.Record, bool, error) {
 	steps, err := json.Marshal(rec.Steps)
 	if err != nil {
@@ -287,89 +288,51 @@ func (db *DB) StartPipeline(ctx context.Context, rec pipeline.Record, first []jo
 	if err != nil {
 		return pipeline.Record{}, false, err
 	}
+	// Every frame's develop is held now, the later steps' before they exist.
+	held := make([]job.Job, len(rec.Frames))
+	for i, f := range rec.Frames {
+		held[i] = job.Job{ID: f.JobID, HouseID: rec.HouseID, UserID: rec.UserID, Tool: rec.Steps[f.Step].Tool, Cost: f.Tokens, CreatedAt: rec.CreatedAt}
+	}
 	var out pipeline.Record
-	replayed := false
-	byKey := func(tx *Tx) (string, error) {
-		var id string
-		err := tx.QueryRow(ctx, `SELECT id FROM pipeline_runs WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`,
-			rec.HouseID, rec.UserID, rec.IdempotencyKey).Scan(&id)
-		return id, notFound(err)
-	}
-	err = db.write(ctx, func(tx *Tx) error {
-		if err := db.lockHouse(ctx, tx, rec.HouseID); err != nil {
-			return err
-		}
-		if rec.IdempotencyKey != "" {
-			id, err := byKey(tx)
-			if err == nil {
-				replayed = true
-				out, err = db.runTx(ctx, tx, rec.HouseID, id)
+	e := enqueue{house: rec.HouseID, spend: spend{Queue: first, Hold: held},
+		record: func(tx *Tx, done enqueued) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO pipeline_runs (id, organization_id, user_id, preset_id, name, steps, asset_ids,
+				idempotency_key, fingerprint, cost, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				rec.ID, rec.HouseID, nullStr(rec.UserID), nullStr(rec.PresetID), rec.Name, string(steps), string(assets),
+				nullStr(rec.IdempotencyKey), rec.Fingerprint, rec.Cost, rec.CreatedAt.UnixMilli()); err != nil {
 				return err
 			}
-			if !errors.Is(err, errs.NotFound) {
-				return err
+			for _, f := range rec.Frames {
+				if _, err := tx.Exec(ctx, `INSERT INTO pipeline_frames (organization_id, run_id, asset_index, step, source_asset_id,
+					job_id, hold_id, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					rec.HouseID, rec.ID, f.AssetIndex, f.Step, f.SourceAssetID, f.JobID, done.Holds[f.JobID], f.Tokens, f.State); err != nil {
+					return err
+				}
 			}
-		}
-		holds := make([]ledger.Hold, len(rec.Frames))
-		for i, f := range rec.Frames {
-			holds[i] = ledger.NewHold(f.JobID, f.Tokens)
-			holds[i].UserID, holds[i].Workflow = rec.UserID, rec.Steps[f.Step].Tool
-			holds[i].CreatedAt = rec.CreatedAt
-			rec.Frames[i].HoldID = holds[i].ID
-		}
-		if err := db.takeHoldsTx(ctx, tx, rec.HouseID, holds); err != nil {
+			var err error
+			out, err = db.runTx(ctx, tx, rec.HouseID, rec.ID)
 			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO pipeline_runs (id, organization_id, user_id, preset_id, name, steps, asset_ids,
-			idempotency_key, fingerprint, cost, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			rec.ID, rec.HouseID, nullStr(rec.UserID), nullStr(rec.PresetID), rec.Name, string(steps), string(assets),
-			nullStr(rec.IdempotencyKey), rec.Fingerprint, rec.Cost, rec.CreatedAt.UnixMilli()); err != nil {
-			return err
-		}
-		for _, f := range rec.Frames {
-			if _, err := tx.Exec(ctx, `INSERT INTO pipeline_frames (organization_id, run_id, asset_index, step, source_asset_id,
-				job_id, hold_id, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				rec.HouseID, rec.ID, f.AssetIndex, f.Step, f.SourceAssetID, f.JobID, f.HoldID, f.Tokens, f.State); err != nil {
-				return err
+		}}
+	if rec.IdempotencyKey != "" {
+		e.replay = func(tx *Tx) (bool, error) {
+			var id string
+			err := tx.QueryRow(ctx, `SELECT id FROM pipeline_runs WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`,
+				rec.HouseID, rec.UserID, rec.IdempotencyKey).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
+				return false, nil
 			}
-		}
-		byJob := map[string]string{}
-		for _, f := range rec.Frames {
-			byJob[f.JobID] = f.HoldID
-		}
-		for i, j := range first {
-			seq, err := nextSeq(ctx, tx, rec.HouseID)
 			if err != nil {
-				return err
+				return false, err
 			}
-			j.EventSeq = seq
-			if err := insertJob(ctx, tx, j, byJob[j.ID]); err != nil {
-				return err
-			}
-			first[i] = j
+			out, err = db.runTx(ctx, tx, rec.HouseID, id)
+			return err == nil, err
 		}
-		var err error
-		out, err = db.runTx(ctx, tx, rec.HouseID, rec.ID)
-		return err
-	})
-	if errors.Is(err, errUnique) && rec.IdempotencyKey != "" {
-		var again pipeline.Record
-		rerr := db.write(ctx, func(tx *Tx) error {
-			id, err := byKey(tx)
-			if err != nil {
-				return err
-			}
-			again, err = db.runTx(ctx, tx, rec.HouseID, id)
-			return err
-		})
-		if rerr != nil {
-			return pipeline.Record{}, false, errors.Join(err, rerr)
-		}
-		return again, true, nil
 	}
+	queued, replayed, err := db.enqueue(ctx, e)
 	if err != nil {
 		return pipeline.Record{}, false, err
 	}
+	copy(first, queued)
 	return out, replayed, nil
 }
 
@@ -467,17 +430,13 @@ func (db *DB) advancePipelineTx(ctx context.Context, tx *Tx, j job.Job) ([]job.J
 	}
 	next := *adv.Start
 	nj := pipeline.NextJob(rec, next, j.ResultAssetID, ts.Of(db.now()))
-	seq, err := nextSeq(ctx, tx, j.HouseID)
+	done, err := db.enqueueTx(ctx, tx, j.HouseID, spend{Queue: []job.Job{nj}, Held: map[string]string{nj.ID: next.HoldID}})
 	if err != nil {
-		return nil, err
-	}
-	nj.EventSeq = seq
-	if err := insertJob(ctx, tx, nj, next.HoldID); err != nil {
 		return nil, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE pipeline_frames SET state = 'started'
 		WHERE organization_id = ? AND run_id = ? AND asset_index = ? AND step = ? AND state = 'waiting'`, j.HouseID, run, index, next.Step); err != nil {
 		return nil, err
 	}
-	return []job.Job{nj}, nil
+	return done.Jobs, nil
 }

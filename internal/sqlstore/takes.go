@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/judge"
-	"studio/internal/ledger"
 )
 
 func scanTake(row interface{ Scan(...any) error }) (judge.TakeRecord, error) {
@@ -33,70 +34,54 @@ func (db *DB) TakeByKey(ctx context.Context, house, user, key string) (judge.Tak
 		WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`, house, user, key))
 }
 
-// SubmitTake writes a take in one transaction: its key (when it has one),
-// every job's hold, taken together so the first shortfall answers
-// INSUFFICIENT_TOKENS with nothing written, every job with its first
-// event, and the directions. A take already stored under the key is
+// SubmitTake writes a take in one transaction (enqueue): its key (when it
+// has one), every job's hold, taken together so the first shortfall
+// answers INSUFFICIENT_TOKENS with nothing written, every job with its
+// first event, and the directions. A take already stored under the key is
 // returned, replayed, with nothing written; a concurrent one that won the
-// key is read back the same way.
+// key is read back the same way. The jobs get their event seqs in place.
 func (db *DB) SubmitTake(ctx context.Context, t judge.TakeRecord, jobs []job.Job, dirs []judge.Direction) (judge.TakeRecord, bool, error) {
 	answer, err := json.Marshal(t.Answer)
 	if err != nil {
 		return judge.TakeRecord{}, false, err
 	}
-	var out judge.TakeRecord
-	replayed := false
-	err = db.write(ctx, func(tx *Tx) error {
-		if t.IdempotencyKey != "" {
-			res, err := tx.Exec(ctx, `INSERT INTO takes (id, organization_id, user_id, idempotency_key, fingerprint, answer, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (organization_id, user_id, idempotency_key) DO NOTHING`,
-				t.ID, t.HouseID, t.UserID, t.IdempotencyKey, t.Fingerprint, string(answer), t.CreatedAt.UnixMilli())
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				if err != nil {
+	out := t
+	e := enqueue{house: t.HouseID, spend: spend{Queue: jobs, Hold: jobs},
+		record: func(tx *Tx, _ enqueued) error {
+			for _, d := range dirs {
+				if _, err := tx.Exec(ctx, `INSERT INTO directions (organization_id, job_id, source_job_id, user_id, tool, said, norm, take_id, shoot, created_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.HouseID, d.JobID, d.SourceJobID, nullStr(d.UserID), d.Tool, d.Said, d.Norm,
+					d.TakeID, d.Shoot, d.At.UnixMilli()); err != nil {
 					return err
 				}
-				out, err = scanTake(tx.QueryRow(ctx, `SELECT `+takeCols+` FROM takes
-					WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`, t.HouseID, t.UserID, t.IdempotencyKey))
-				replayed = err == nil
-				return err
 			}
+			return nil
+		}}
+	if t.IdempotencyKey != "" {
+		e.replay = func(tx *Tx) (bool, error) {
+			var err error
+			out, err = scanTake(tx.QueryRow(ctx, `SELECT `+takeCols+` FROM takes
+				WHERE organization_id = ? AND user_id = ? AND idempotency_key = ?`, t.HouseID, t.UserID, t.IdempotencyKey))
+			if errors.Is(err, errs.NotFound) {
+				return false, nil
+			}
+			return err == nil, err
 		}
-		holds := make([]ledger.Hold, len(jobs))
-		for i, j := range jobs {
-			holds[i] = ledger.NewHold(j.ID, j.Cost)
-			holds[i].UserID = j.UserID
-		}
-		if err := db.takeHoldsTx(ctx, tx, t.HouseID, holds); err != nil {
+		e.check = func(tx *Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO takes (id, organization_id, user_id, idempotency_key, fingerprint, answer, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, t.ID, t.HouseID, t.UserID, t.IdempotencyKey, t.Fingerprint, string(answer), t.CreatedAt.UnixMilli())
 			return err
 		}
-		for i, j := range jobs {
-			seq, err := nextSeq(ctx, tx, t.HouseID)
-			if err != nil {
-				return err
-			}
-			j.EventSeq = seq
-			if err := insertJob(ctx, tx, j, holds[i].ID); err != nil {
-				return err
-			}
-			jobs[i] = j
-		}
-		for _, d := range dirs {
-			if _, err := tx.Exec(ctx, `INSERT INTO directions (organization_id, job_id, source_job_id, user_id, tool, said, norm, take_id, shoot, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.HouseID, d.JobID, d.SourceJobID, nullStr(d.UserID), d.Tool, d.Said, d.Norm,
-				d.TakeID, d.Shoot, d.At.UnixMilli()); err != nil {
-				return err
-			}
-		}
-		out = t
-		return nil
-	})
+	}
+	queued, replayed, err := db.enqueue(ctx, e)
 	if err != nil {
 		return judge.TakeRecord{}, false, err
 	}
-	return out, replayed, nil
+	if replayed {
+		return out, true, nil
+	}
+	copy(jobs, queued)
+	return t, false, nil
 }
 
 // Directions returns the house's directions normalised to norm, newest
