@@ -560,7 +560,7 @@ func paymentProvider(cfg Config, db *sqlstore.DB, now func() time.Time) (billing
 				return nil, fmt.Errorf("billing: %w", err)
 			}
 		}
-		return billing.NewLocal(billing.LocalOptions{Secret: secret, PublicURL: cfg.PublicURL, ReturnURL: cfg.WebOrigin + "/account",
+		return billing.NewLocal(billing.LocalOptions{Secret: secret, PublicURL: cfg.PublicURL, ReturnURL: cfg.WebOrigin + "/account", WebOrigin: cfg.WebOrigin,
 			Checkouts: func(ctx context.Context, id string) (billing.Checkout, error) {
 				return db.CheckoutAt(ctx, billing.Local, id)
 			},

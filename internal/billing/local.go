@@ -30,7 +30,8 @@ type LocalOptions struct {
 	// Checkouts finds a checkout the service opened with this provider:
 	// the provider side's record of what it sells.
 	Checkouts func(ctx context.Context, providerID string) (Checkout, error)
-	ReturnURL string       // the studio page the "back" links lead to
+	ReturnURL string       // the studio page the portal's "back" link leads to
+	WebOrigin string       // the studio's web origin: after paying, "back" leads to its /billing/done page
 	Client    *http.Client // nil: 10 s timeout
 	Now       func() time.Time
 }
@@ -219,8 +220,12 @@ func (l *LocalProvider) pay(w http.ResponseWriter, r *http.Request) {
 			"Text": fmt.Sprintf("The webhook route answered %d (%v); nothing was granted.", status, err), "Back": ""})
 		return
 	}
+	back := l.opts.ReturnURL
+	if l.opts.WebOrigin != "" {
+		back = DoneURL(l.opts.WebOrigin, c.ID) // as a real provider's success URL
+	}
 	l.render(w, http.StatusOK, "done", map[string]any{"Title": "Paid (test mode)",
-		"Text": "The provider sent the signed delivery; the studio grants what it bought once.", "Back": l.opts.ReturnURL})
+		"Text": "The provider sent the signed delivery; the studio grants what it bought once.", "Back": back})
 }
 
 func (l *LocalProvider) portalPage(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -219,10 +220,16 @@ func (s *Service) CustomCents(n int64) int64 {
 	return (n*base.PriceUSD*100 + base.Tokens - 1) / base.Tokens
 }
 
+// DoneURL is the studio's page a provider sends the browser back to after
+// a checkout (the console's /billing/done, which grants nothing itself).
+func DoneURL(webOrigin, checkoutID string) string {
+	return webOrigin + "/billing/done?checkout=" + url.QueryEscape(checkoutID)
+}
+
 func (s *Service) open(ctx context.Context, p auth.Principal, c Checkout) (Opened, error) {
 	c.ID, c.House, c.UserID, c.CreatedAt = uuid.Must(uuid.NewV7()).String(), p.HouseID, p.UserID, s.opts.Now()
 	c.Email = p.Email
-	c.SuccessURL = s.opts.WebOrigin + "/billing/done?checkout=" + c.ID
+	c.SuccessURL = DoneURL(s.opts.WebOrigin, c.ID)
 	cust, err := s.store.Customer(ctx, p.HouseID, s.provider.Name())
 	if err != nil {
 		return Opened{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 )
 
 // apiError is an answer of the API other than 2xx: its status and the
@@ -43,9 +44,49 @@ func (w *recorder) WriteHeader(code int) {
 // other answer as an *apiError. A renewed session cookie the API sets is
 // passed on to the page's answer.
 func (c *Console) get(w http.ResponseWriter, r *http.Request, path string, out any) error {
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, path, nil)
+	return c.getAll(w, r, read{path: path, out: out})
+}
+
+// read is one API read of a page.
+type read struct {
+	path     string
+	out      any
+	optional bool // a refusal leaves out empty rather than failing the page
+}
+
+// getAll makes a page's independent reads at once and returns the first
+// error in their order (an optional read's refusal is no error).
+func (c *Console) getAll(w http.ResponseWriter, r *http.Request, reads ...read) error {
+	id := w.Header().Get("X-Request-Id")
+	errs := make([]error, len(reads))
+	cookies := make([][]string, len(reads))
+	if len(reads) == 1 {
+		cookies[0], errs[0] = c.fetch(r, id, reads[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, rd := range reads {
+			wg.Go(func() { cookies[i], errs[i] = c.fetch(r, id, rd) })
+		}
+		wg.Wait()
+	}
+	for _, cs := range cookies {
+		for _, v := range cs {
+			w.Header().Add("Set-Cookie", v)
+		}
+	}
+	for i, err := range errs {
+		if err != nil && !reads[i].optional {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch makes one read and returns the cookies the API set.
+func (c *Console) fetch(r *http.Request, requestID string, rd read) ([]string, error) {
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, rd.path, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Host = r.Host
 	req.RemoteAddr = r.RemoteAddr
@@ -53,27 +94,25 @@ func (c *Console) get(w http.ResponseWriter, r *http.Request, path string, out a
 	if ck := r.Header.Get("Cookie"); ck != "" {
 		req.Header.Set("Cookie", ck)
 	}
-	if id := w.Header().Get("X-Request-Id"); id != "" {
-		req.Header.Set("X-Request-Id", id) // the API's log lines name the page's request
+	if requestID != "" {
+		req.Header.Set("X-Request-Id", requestID) // the API's log lines name the page's request
 	}
 	rec := &recorder{header: http.Header{}}
 	c.api.ServeHTTP(rec, req)
 	if c.calls != nil {
 		c.calls(req)
 	}
-	for _, v := range rec.header.Values("Set-Cookie") {
-		w.Header().Add("Set-Cookie", v)
-	}
+	cookies := rec.header.Values("Set-Cookie")
 	if rec.status < 200 || rec.status > 299 {
 		e := &apiError{Status: rec.status}
 		_ = json.Unmarshal(rec.body.Bytes(), e)
 		if e.Message == "" {
 			e.Message = http.StatusText(rec.status)
 		}
-		return e
+		return cookies, e
 	}
-	if out == nil {
-		return nil
+	if rd.out == nil {
+		return cookies, nil
 	}
-	return json.Unmarshal(rec.body.Bytes(), out)
+	return cookies, json.Unmarshal(rec.body.Bytes(), rd.out)
 }

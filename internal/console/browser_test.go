@@ -112,7 +112,7 @@ func (p *page) goTo(path string) {
 // ready waits until the document (and its modules) finished loading.
 func (p *page) ready() {
 	p.t.Helper()
-	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.querySelector("main")`, 20*time.Second, "the page")
+	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.body`, 20*time.Second, "the page")
 }
 
 // click clicks an element once the page has settled: loaded, and its
@@ -248,7 +248,7 @@ func person(t *testing.T, a *apptest.App, name string) *apptest.User {
 	return a.SignUpAs(t, &apptest.User{Name: name, Email: fmt.Sprintf("person%d-%d@studio.test", people, time.Now().UnixNano()%100000), Password: "correct horse battery"})
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -99,6 +99,20 @@ func (c *Console) routes() []route {
 		{"GET /looks/new", c.newLook},
 		{"GET /looks/factory", c.factory},
 		{"GET /looks/{id}", c.lookPage},
+		// Share and review (shares.go).
+		{"GET /shares", c.shares},
+		// The house (house.go).
+		{"GET /house", c.brandPage},
+		{"GET /house/casting", c.castingPage},
+		{"GET /house/people", c.peoplePage},
+		{"GET /house/keys", c.keysPage},
+		{"GET /house/webhooks", c.webhooksPage},
+		{"GET /house/notifications", c.notificationsPage},
+		{"GET /house/support", c.supportPage},
+		{"GET /house/support/{id}", c.ticketPage},
+		{"GET /account", c.accountPage},
+		// Money (money.go).
+		{"GET /money", c.money},
 	}
 }
 

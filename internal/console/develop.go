@@ -64,10 +64,6 @@ func (d developData) Again(placeholder string) string {
 // develop is GET /develop: ?tool= the tool chosen, ?<role>=<asset id> its
 // inputs, ?quality=, ?job= a develop to show beside them.
 func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	d := developData{Tiers: ledger.Tiers, Quality: q.Get("quality"), Query: q,
 		Preflight: c.has(http.MethodPost, "/api/toolkit/ai/preflight")}
@@ -75,7 +71,20 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 		d.Quality = string(ledger.Tier1K)
 	}
 	var cat job.Catalog
-	if err := c.get(w, r, "/api/toolkit/ai/billing/catalog", &cat); err != nil {
+	var as assetsBody
+	var js jobsBody
+	var vs verdictsBody
+	reads := []read{{path: "/api/toolkit/ai/billing/catalog", out: &cat}}
+	if q.Get("tool") != "" {
+		reads = append(reads, read{path: "/api/toolkit/assets", out: &as})
+	}
+	id := q.Get("job")
+	if id != "" {
+		reads = append(reads, read{path: "/api/toolkit/jobs?since=0", out: &js},
+			read{path: "/api/toolkit/judge/verdicts?jobIds=" + url.QueryEscape(id), out: &vs})
+	}
+	me, err := c.visitor(w, r, reads...)
+	if err != nil {
 		return err
 	}
 	for _, t := range cat.Tools {
@@ -91,10 +100,6 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Tool != nil {
-		var as assetsBody
-		if err := c.get(w, r, "/api/toolkit/assets", &as); err != nil {
-			return err
-		}
 		for _, name := range slices.Concat(d.Tool.Required, d.Tool.Optional) {
 			d.Roles = append(d.Roles, roleField{Name: name, Required: slices.Contains(d.Tool.Required, name),
 				Repeatable: job.Repeatable[name] > 1, Chosen: q[name], Choices: as.Assets})
@@ -105,10 +110,13 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	if id := q.Get("job"); id != "" {
-		if err := c.findJob(w, r, id, &d); err != nil {
-			return err
+	for i := range js.Jobs {
+		if js.Jobs[i].ID == id {
+			d.Job = &js.Jobs[i]
 		}
+	}
+	if d.Job != nil && d.Job.Status == job.Done && len(vs.Verdicts) > 0 {
+		d.Verdict = &vs.Verdicts[0]
 	}
 	title := "Develop"
 	if d.Tool != nil {
@@ -117,38 +125,11 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 	return c.render(w, http.StatusOK, "develop", view{Title: title, Section: "develop", Me: me, Data: d, Script: "develop.js"})
 }
 
-// findJob reads a job of the house and its verdict.
-func (c *Console) findJob(w http.ResponseWriter, r *http.Request, id string, d *developData) error {
-	var js jobsBody
-	if err := c.get(w, r, "/api/toolkit/jobs?since=0", &js); err != nil {
-		return err
-	}
-	for i := range js.Jobs {
-		if js.Jobs[i].ID == id {
-			d.Job = &js.Jobs[i]
-		}
-	}
-	if d.Job == nil || d.Job.Status != job.Done {
-		return nil
-	}
-	var vs verdictsBody
-	if err := c.get(w, r, "/api/toolkit/judge/verdicts?jobIds="+url.QueryEscape(id), &vs); err != nil {
-		return err
-	}
-	if len(vs.Verdicts) > 0 {
-		d.Verdict = &vs.Verdicts[0]
-	}
-	return nil
-}
-
 // runs is GET /develop/runs: the house's develop runs, newest first.
 func (c *Console) runs(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	var rs runsBody
-	if err := c.get(w, r, "/api/toolkit/develops?state=all&limit=100", &rs); err != nil {
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/develops?state=all&limit=100", out: &rs})
+	if err != nil {
 		return err
 	}
 	return c.render(w, http.StatusOK, "runs", view{Title: "Runs", Section: "develop", Me: me, Data: rs.Runs, Script: "develop.js"})

@@ -12,7 +12,7 @@ import (
 )
 
 // runWorkers develops queued jobs until the test ends.
-func runWorkers(t *testing.T, a *apptest.App) {
+func runWorkers(t testing.TB, a *apptest.App) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -21,7 +21,7 @@ func runWorkers(t *testing.T, a *apptest.App) {
 }
 
 // uploaded puts a picture in the library through the API and returns its id.
-func uploaded(t *testing.T, a *apptest.App, u *apptest.User, path, kind string) string {
+func uploaded(t testing.TB, a *apptest.App, u *apptest.User, path, kind string) string {
 	t.Helper()
 	res := a.Do(t, "POST", "/api/toolkit/assets/upload", u.Session(), apptest.Multipart(t,
 		apptest.Part{Name: "file", Filename: "piece.jpg", Data: readFile(t, path)}, apptest.Part{Name: "kind", Value: kind}))

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+
+	"studio/internal/billing"
 )
 
 // The door: signing up and in, the links the service writes in its
@@ -12,12 +14,6 @@ import (
 // home is GET /: the sign-in page for a signed-out visitor, else the
 // house's front page (recent develops, first steps, the balance).
 func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if errors.Is(err, errSignIn) {
-		return c.render(w, http.StatusOK, "sign-in", doorView(r, "Sign in"))
-	} else if err != nil {
-		return err
-	}
 	var data struct {
 		Runs  runsBody
 		Steps struct {
@@ -30,10 +26,11 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
 			Total     int `json:"total"`
 		}
 	}
-	if err := c.get(w, r, "/api/toolkit/develops?state=all&limit=8", &data.Runs); err != nil {
-		return err
-	}
-	if err := c.get(w, r, "/api/toolkit/onboarding", &data.Steps); err != nil {
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/develops?state=all&limit=8", out: &data.Runs},
+		read{path: "/api/toolkit/onboarding", out: &data.Steps})
+	if errors.Is(err, errSignIn) {
+		return c.render(w, http.StatusOK, "sign-in", doorView(r, "Sign in"))
+	} else if err != nil {
 		return err
 	}
 	return c.render(w, http.StatusOK, "home", view{Title: me.House.Name, Section: "home", Me: me, Data: data})
@@ -139,13 +136,23 @@ func (c *Console) join(w http.ResponseWriter, r *http.Request) error {
 }
 
 // billingDone is GET /billing/done?checkout=: where the payment provider
-// sends the browser back. Coming back grants nothing: the page shows the
-// balance and watches it change once the provider's signed delivery lands.
+// sends the browser back. Coming back grants nothing: the page watches the
+// house's holdings until the checkout is no longer open (the provider's
+// signed delivery landed) and shows what it credited.
 func (c *Console) billingDone(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
+	var h billing.Holdings
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/entitlements", out: &h})
 	if err != nil {
 		return err
 	}
-	data := struct{ Checkout string }{Checkout: r.URL.Query().Get("checkout")}
+	data := struct {
+		Checkout string
+		Open     *billing.OpenCheckout
+	}{Checkout: r.URL.Query().Get("checkout")}
+	for i := range h.Checkouts {
+		if h.Checkouts[i].ID == data.Checkout {
+			data.Open = &h.Checkouts[i]
+		}
+	}
 	return c.render(w, http.StatusOK, "billing-done", view{Title: "Payment", Section: "money", Me: me, Data: data, Script: "money.js"})
 }

@@ -30,15 +30,23 @@ type libraryData struct {
 // library is GET /library: ?folder= a collection (root: the unfiled),
 // ?kind= one kind, ?q= the search route's answer over the house.
 func (c *Console) library(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	d := libraryData{Folder: q.Get("folder"), Kind: q.Get("kind"), Query: strings.TrimSpace(q.Get("q")),
 		Kinds: asset.UploadKinds, Filed: asset.FileKinds}
 	var fs foldersBody
-	if err := c.get(w, r, "/api/toolkit/folders", &fs); err != nil {
+	var as assetsBody
+	reads := []read{{path: "/api/toolkit/folders", out: &fs}}
+	if d.Query != "" {
+		reads = append(reads, read{path: "/api/toolkit/search?q=" + url.QueryEscape(d.Query), out: &d.Results})
+	} else {
+		path := "/api/toolkit/assets"
+		if d.Folder != "" {
+			path += "?folderId=" + url.QueryEscape(d.Folder)
+		}
+		reads = append(reads, read{path: path, out: &as})
+	}
+	me, err := c.visitor(w, r, reads...)
+	if err != nil {
 		return err
 	}
 	d.Folders = fs.Folders
@@ -47,23 +55,9 @@ func (c *Console) library(w http.ResponseWriter, r *http.Request) error {
 			d.Current = &d.Folders[i]
 		}
 	}
-	if d.Query != "" {
-		if err := c.get(w, r, "/api/toolkit/search?q="+url.QueryEscape(d.Query), &d.Results); err != nil {
-			return err
-		}
-	} else {
-		path := "/api/toolkit/assets"
-		if d.Folder != "" {
-			path += "?folderId=" + url.QueryEscape(d.Folder)
-		}
-		var as assetsBody
-		if err := c.get(w, r, path, &as); err != nil {
-			return err
-		}
-		for _, a := range as.Assets {
-			if d.Kind == "" || (a.Kind != nil && string(*a.Kind) == d.Kind) {
-				d.Assets = append(d.Assets, a)
-			}
+	for _, a := range as.Assets {
+		if d.Kind == "" || (a.Kind != nil && string(*a.Kind) == d.Kind) {
+			d.Assets = append(d.Assets, a)
 		}
 	}
 	return c.render(w, http.StatusOK, "library", view{Title: "Library", Section: "library", Me: me, Data: d, Script: "library.js"})
@@ -86,14 +80,14 @@ type assetData struct {
 // fields, so the page finds it in the library's list; the develop that
 // made it is the job whose result it is.
 func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	id := r.PathValue("id")
 	d := assetData{Filed: asset.FileKinds, Fits: asset.Fits, Wearers: asset.Wearers}
 	var as assetsBody
-	if err := c.get(w, r, "/api/toolkit/assets", &as); err != nil {
+	var fs foldersBody
+	var ms marksBody
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/assets", out: &as}, read{path: "/api/toolkit/folders", out: &fs},
+		read{path: "/api/toolkit/share-marks?assetIds=" + url.QueryEscape(id), out: &ms})
+	if err != nil {
 		return err
 	}
 	found := false
@@ -105,11 +99,7 @@ func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
 	if !found {
 		return &apiError{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "There is no such asset in this house."}
 	}
-	var fs foldersBody
-	if err := c.get(w, r, "/api/toolkit/folders", &fs); err != nil {
-		return err
-	}
-	d.Folders = fs.Folders
+	d.Folders, d.Marks = fs.Folders, ms.Marks
 	if d.Asset.Tool != nil {
 		var js jobsBody
 		if err := c.get(w, r, "/api/toolkit/jobs?since=0", &js); err != nil {
@@ -130,10 +120,5 @@ func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
 			d.Verdict = &vs.Verdicts[0]
 		}
 	}
-	var ms marksBody
-	if err := c.get(w, r, "/api/toolkit/share-marks?assetIds="+url.QueryEscape(id), &ms); err != nil {
-		return err
-	}
-	d.Marks = ms.Marks
 	return c.render(w, http.StatusOK, "asset", view{Title: d.Asset.Name, Section: "library", Me: me, Data: d, Script: "library.js"})
 }

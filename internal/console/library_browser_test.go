@@ -14,7 +14,7 @@ import (
 
 // picture writes a JPEG of w x h pixels to dir and returns its path: a
 // soft figure on a plain ground, enough for the local engine to work on.
-func picture(t *testing.T, dir, name string, w, h int, tone color.RGBA) string {
+func picture(t testing.TB, dir, name string, w, h int, tone color.RGBA) string {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {

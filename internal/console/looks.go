@@ -34,12 +34,9 @@ type presetBody struct {
 
 // looks is GET /looks.
 func (c *Console) looks(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	var ls looksBody
-	if err := c.get(w, r, "/api/toolkit/lookbook/looks", &ls); err != nil {
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/lookbook/looks", out: &ls})
+	if err != nil {
 		return err
 	}
 	return c.render(w, http.StatusOK, "looks", view{Title: "Looks", Section: "looks", Me: me, Data: ls.Looks})
@@ -64,13 +61,16 @@ func (composeData) RoleFor(a asset.Asset) string {
 	return "top"
 }
 
-// compose reads what a look is made of: the library's models and pieces,
-// the grounds, the standing preset.
-func (c *Console) compose(w http.ResponseWriter, r *http.Request) (composeData, error) {
+// compose reads what a look is made of, with the visitor: the library's
+// models and pieces, the grounds, the standing preset.
+func (c *Console) compose(w http.ResponseWriter, r *http.Request) (*visitor, composeData, error) {
 	d := composeData{Aesthetics: look.Aesthetics, Roles: look.ItemRoles, Keys: look.VariationKeys, Tiers: ledger.Tiers}
 	var as assetsBody
-	if err := c.get(w, r, "/api/toolkit/assets", &as); err != nil {
-		return d, err
+	var p presetBody
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/assets", out: &as}, read{path: "/api/toolkit/backgrounds", out: &d.Backgrounds},
+		read{path: "/api/toolkit/presets", out: &p})
+	if err != nil {
+		return nil, d, err
 	}
 	for _, a := range as.Assets {
 		switch {
@@ -81,24 +81,13 @@ func (c *Console) compose(w http.ResponseWriter, r *http.Request) (composeData, 
 			d.Pieces = append(d.Pieces, a)
 		}
 	}
-	if err := c.get(w, r, "/api/toolkit/backgrounds", &d.Backgrounds); err != nil {
-		return d, err
-	}
-	var p presetBody
-	if err := c.get(w, r, "/api/toolkit/presets", &p); err != nil {
-		return d, err
-	}
 	d.Preset = p.Preset
-	return d, nil
+	return me, d, nil
 }
 
 // newLook is GET /looks/new: the compose form.
 func (c *Console) newLook(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
-	d, err := c.compose(w, r)
+	me, d, err := c.compose(w, r)
 	if err != nil {
 		return err
 	}
@@ -107,11 +96,7 @@ func (c *Console) newLook(w http.ResponseWriter, r *http.Request) error {
 
 // factory is GET /looks/factory: looks planned from a set of garments.
 func (c *Console) factory(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
-	d, err := c.compose(w, r)
+	me, d, err := c.compose(w, r)
 	if err != nil {
 		return err
 	}
@@ -156,12 +141,9 @@ func (d lookData) Developing() bool {
 
 // lookPage is GET /looks/{id}.
 func (c *Console) lookPage(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
-	if err != nil {
-		return err
-	}
 	d := lookData{Destinations: look.Destinations, Keys: look.VariationKeys, Tiers: ledger.Tiers}
-	if err := c.get(w, r, "/api/toolkit/lookbook/looks/"+url.PathEscape(r.PathValue("id")), &d.Detail); err != nil {
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/lookbook/looks/" + url.PathEscape(r.PathValue("id")), out: &d.Detail})
+	if err != nil {
 		return err
 	}
 	l := d.Look
@@ -189,25 +171,25 @@ func (c *Console) lookPage(w http.ResponseWriter, r *http.Request) error {
 			assetIDs = append(assetIDs, f.AssetID)
 		}
 	}
-	verdicts := map[string]*judge.Verdict{}
+	var vs verdictsBody
+	var ms marksBody
+	var reads []read
 	if len(jobIDs) > 0 {
-		var vs verdictsBody
-		if err := c.get(w, r, "/api/toolkit/judge/verdicts?jobIds="+url.QueryEscape(strings.Join(jobIDs, ",")), &vs); err != nil {
-			return err
-		}
-		for i := range vs.Verdicts {
-			verdicts[vs.Verdicts[i].JobID] = &vs.Verdicts[i]
-		}
+		reads = append(reads, read{path: "/api/toolkit/judge/verdicts?jobIds=" + url.QueryEscape(strings.Join(jobIDs, ",")), out: &vs})
+	}
+	if len(assetIDs) > 0 {
+		reads = append(reads, read{path: "/api/toolkit/share-marks?assetIds=" + url.QueryEscape(strings.Join(assetIDs, ",")), out: &ms})
+	}
+	if err := c.getAll(w, r, reads...); err != nil {
+		return err
+	}
+	verdicts := map[string]*judge.Verdict{}
+	for i := range vs.Verdicts {
+		verdicts[vs.Verdicts[i].JobID] = &vs.Verdicts[i]
 	}
 	marks := map[string][]share.Mark{}
-	if len(assetIDs) > 0 {
-		var ms marksBody
-		if err := c.get(w, r, "/api/toolkit/share-marks?assetIds="+url.QueryEscape(strings.Join(assetIDs, ",")), &ms); err != nil {
-			return err
-		}
-		for _, m := range ms.Marks {
-			marks[m.AssetID] = append(marks[m.AssetID], m)
-		}
+	for _, m := range ms.Marks {
+		marks[m.AssetID] = append(marks[m.AssetID], m)
 	}
 	for i := range d.Frames {
 		d.Frames[i].Verdict, d.Frames[i].Marks = verdicts[d.Frames[i].JobID], marks[d.Frames[i].AssetID]

@@ -160,6 +160,9 @@ var nav = []navItem{
 	{Href: "/library", Label: "Library", Section: "library"},
 	{Href: "/develop", Label: "Develop", Section: "develop"},
 	{Href: "/looks", Label: "Looks", Section: "looks"},
+	{Href: "/shares", Label: "Shares", Section: "shares"},
+	{Href: "/house", Label: "House", Section: "house"},
+	{Href: "/money", Label: "Money", Section: "money"},
 }
 
 // Nav is the bar's navigation.
@@ -218,14 +221,16 @@ func (v *visitor) Owns() bool { return v.House.Role == auth.Owner }
 // errSignIn sends a signed-out visitor to the sign-in page and back.
 var errSignIn = errors.New("console: sign in first")
 
-// visitor reads who is asking: GET /me and the house's balance. A
-// visitor without a valid session is errSignIn.
-func (c *Console) visitor(w http.ResponseWriter, r *http.Request) (*visitor, error) {
+// visitor reads who is asking (GET /me and the house's balance) together
+// with the page's own independent reads. A visitor without a valid
+// session is errSignIn.
+func (c *Console) visitor(w http.ResponseWriter, r *http.Request, reads ...read) (*visitor, error) {
 	v := &visitor{}
-	if err := c.get(w, r, "/me", v); err != nil {
-		if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized {
-			return nil, errSignIn
-		}
+	var b *balance // stays nil when the balance cannot be read
+	err := c.getAll(w, r, append([]read{{path: "/me", out: v}, {path: "/api/toolkit/ai/billing/balance", out: &b, optional: true}}, reads...)...)
+	if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized {
+		return nil, errSignIn
+	} else if err != nil {
 		return nil, err
 	}
 	for _, h := range v.Organizations {
@@ -234,10 +239,7 @@ func (c *Console) visitor(w http.ResponseWriter, r *http.Request) (*visitor, err
 		}
 	}
 	v.Operator = c.operator(v.User.Email)
-	var b balance
-	if c.get(w, r, "/api/toolkit/ai/billing/balance", &b) == nil {
-		v.Balance = &b
-	}
+	v.Balance = b
 	return v, nil
 }
 

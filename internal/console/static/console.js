@@ -96,7 +96,8 @@ export function fill(target, data) {
 
 // then does what an element's data-then asks once the API accepted:
 // reload, stay, go:/path/{field} (fields of the answer), show:#id (fill
-// and reveal a panel, e.g. a secret shown once) or event:name.
+// and reveal a panel, e.g. a secret shown once), open:field (go to the
+// address the answer names, e.g. a checkout) or event:name.
 function then(el, data) {
   const how = el.dataset.then || "reload";
   if (how === "stay") return;
@@ -110,6 +111,7 @@ function then(el, data) {
     target.hidden = false;
     target.querySelector("[data-focus]")?.focus();
   }
+  if (how.startsWith("open:")) return location.assign(dig(data, how.slice(5))); // a provider's page the API named
   if (how.startsWith("event:")) el.dispatchEvent(new CustomEvent(how.slice(6), { bubbles: true, detail: data }));
 }
 
