@@ -113,6 +113,14 @@ func (c *Console) routes() []route {
 		{"GET /account", c.accountPage},
 		// Money (money.go).
 		{"GET /money", c.money},
+		// The operators (admin.go).
+		{"GET /admin", c.adminHouses},
+		{"GET /admin/develops", c.adminDevelops},
+		{"GET /admin/failures", c.adminFailures},
+		{"GET /admin/emails", c.adminEmails},
+		{"GET /admin/grants", c.adminGrants},
+		{"GET /admin/support", c.adminSupport},
+		{"GET /admin/support/{id}", c.adminTicket},
 	}
 }
 

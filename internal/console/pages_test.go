@@ -58,7 +58,7 @@ func furnished(t testing.TB, e apptest.Engine) (*apptest.App, *apptest.User, []s
 func pages(a *apptest.App) (http.Handler, func() []*http.Request) {
 	var mu sync.Mutex
 	var seen []*http.Request
-	c := console.New(console.Options{API: a.Server, Calls: func(r *http.Request) {
+	c := console.New(console.Options{API: a.Server, Operator: func(email string) bool { return email == "admin@studio.test" }, Calls: func(r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r)
 		mu.Unlock()
@@ -94,6 +94,16 @@ func TestEveryPage(t *testing.T) {
 			rec := visit(h, u, p)
 			if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "script-src 'self'") {
 				t.Errorf("GET %s: %d %v\n%s", p, rec.Code, rec.Header(), rec.Body)
+			}
+		}
+		admin := a.SignUpAs(t, &apptest.User{Name: "Operator", Email: "admin@studio.test", Password: "correct horse battery"})
+		for _, p := range []string{"/admin", "/admin/develops", "/admin/develops?state=failed", "/admin/failures", "/admin/emails",
+			"/admin/grants", "/admin/support"} {
+			if rec := visit(h, admin, p); rec.Code != http.StatusOK {
+				t.Errorf("GET %s as an operator: %d\n%s", p, rec.Code, rec.Body)
+			}
+			if rec := visit(h, u, p); rec.Code != http.StatusForbidden {
+				t.Errorf("GET %s as a house's owner: %d, want 403", p, rec.Code)
 			}
 		}
 		seen := map[string]bool{}

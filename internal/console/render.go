@@ -163,6 +163,7 @@ var nav = []navItem{
 	{Href: "/shares", Label: "Shares", Section: "shares"},
 	{Href: "/house", Label: "House", Section: "house"},
 	{Href: "/money", Label: "Money", Section: "money"},
+	{Href: "/admin", Label: "Operators", Section: "admin", Operator: true},
 }
 
 // Nav is the bar's navigation.
