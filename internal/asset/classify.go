@@ -14,6 +14,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"studio/internal/ai"
+	"studio/internal/picture"
 )
 
 // Classification is what a vision read of an image found. Zero fields
@@ -40,7 +41,7 @@ const PreviewEdge = 1024
 // Preview renders img upright (EXIF orientation applied) as a JPEG whose
 // long edge is at most edge pixels.
 func Preview(img image.Image, orientation, edge int) ([]byte, error) {
-	img = Upright(img, orientation)
+	img = picture.Upright(img, orientation)
 	b := img.Bounds()
 	if b.Dx() > edge || b.Dy() > edge {
 		img = imaging.Fit(img, edge, edge, imaging.Linear)
@@ -50,27 +51,6 @@ func Preview(img image.Image, orientation, edge int) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// Upright applies an EXIF orientation to img.
-func Upright(img image.Image, orientation int) image.Image {
-	switch orientation {
-	case 2:
-		return imaging.FlipH(img)
-	case 3:
-		return imaging.Rotate180(img)
-	case 4:
-		return imaging.FlipV(img)
-	case 5:
-		return imaging.Transpose(img)
-	case 6:
-		return imaging.Rotate270(img)
-	case 7:
-		return imaging.Transverse(img)
-	case 8:
-		return imaging.Rotate90(img)
-	}
-	return img
 }
 
 // Endpoint is what a vision read asks of the AI endpoint: one question

@@ -11,13 +11,14 @@ import (
 	"golang.org/x/image/webp"
 
 	"studio/internal/errs"
+	"studio/internal/picture"
 )
 
 // Limits on an uploaded image (SPEC §8, DECISIONS §1).
 const (
 	MaxMB     = 12
-	MaxBytes  = MaxMB << 20 // 12 MiB
-	MaxPixels = 50_000_000  // refused before decoding
+	MaxBytes  = MaxMB << 20       // 12 MiB
+	MaxPixels = picture.MaxPixels // refused before decoding
 )
 
 // The image types an upload may be, by their sniffed bytes.
@@ -30,21 +31,10 @@ const (
 // Accepted lists the accepted image types, as BAD_FORM names them.
 var Accepted = []string{MimeJPEG, MimePNG, MimeWebP}
 
-var pngMagic = []byte("\x89PNG\r\n\x1a\n")
-
-// Sniff names the image type of data from its leading bytes, or "" when it
-// is none of the accepted types. The declared type of a part is never trusted.
-func Sniff(data []byte) string {
-	switch {
-	case len(data) >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF:
-		return MimeJPEG
-	case bytes.HasPrefix(data, pngMagic):
-		return MimePNG
-	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
-		return MimeWebP
-	}
-	return ""
-}
+// Sniff names the image type of data from its leading bytes
+// (picture.Sniff), or "" when it is none of the accepted types. The
+// declared type of a part is never trusted.
+func Sniff(data []byte) string { return picture.Sniff(data) }
 
 // otherType names a well-known image type that is not accepted, so the
 // refusal can say what was sent.
@@ -99,7 +89,7 @@ func Inspect(data []byte) (Info, error) {
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
 		return Info{}, errs.Msg(ErrTooLarge, "The image has more than 50 megapixels.")
 	}
-	in := Info{Mime: mime, Width: cfg.Width, Height: cfg.Height, Orientation: Orientation(data)}
+	in := Info{Mime: mime, Width: cfg.Width, Height: cfg.Height, Orientation: picture.Orientation(data)}
 	if in.Orientation >= 5 {
 		in.Width, in.Height = in.Height, in.Width
 	}

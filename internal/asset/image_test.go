@@ -2,17 +2,16 @@ package asset
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"testing"
 
 	"studio/internal/errs"
+	"studio/internal/picture"
+	"studio/internal/picture/picturetest"
 )
 
 func testImage(w, h int) image.Image {
@@ -44,83 +43,6 @@ func encodePNG(t testing.TB, w, h int) []byte {
 	return b.Bytes()
 }
 
-// tiffWithOrientation is a TIFF block whose IFD0 holds the orientation,
-// in the byte order bo, after a few other entries.
-func tiffWithOrientation(bo binary.ByteOrder, orientation int) []byte {
-	var b bytes.Buffer
-	if bo == binary.LittleEndian {
-		b.WriteString("II")
-	} else {
-		b.WriteString("MM")
-	}
-	w := func(v any) { _ = binary.Write(&b, bo, v) }
-	w(uint16(42))
-	w(uint32(8))
-	w(uint16(2))
-	w([]uint16{0x010F, 2}) // Make, ASCII
-	w(uint32(4))
-	b.WriteString("Ace\x00")
-	w([]uint16{0x0112, 3})
-	w(uint32(1))
-	w([]uint16{uint16(orientation), 0})
-	w(uint32(0))
-	return b.Bytes()
-}
-
-func withJPEGExif(jpg, tiff []byte) []byte {
-	payload := append([]byte("Exif\x00\x00"), tiff...)
-	seg := []byte{0xFF, 0xE1, 0, 0}
-	binary.BigEndian.PutUint16(seg[2:], uint16(len(payload)+2))
-	// An APP0 first, as cameras write, so the walk must skip a segment.
-	app0 := []byte{0xFF, 0xE0, 0x00, 0x07, 'J', 'F', 'I', 'F', 0}
-	out := append([]byte{}, jpg[:2]...)
-	out = append(out, app0...)
-	out = append(out, append(seg, payload...)...)
-	return append(out, jpg[2:]...)
-}
-
-func pngChunk(typ string, data []byte) []byte {
-	var b bytes.Buffer
-	_ = binary.Write(&b, binary.BigEndian, uint32(len(data)))
-	b.WriteString(typ)
-	b.Write(data)
-	_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
-	return b.Bytes()
-}
-
-// withPNGExif puts an eXIf chunk right after IHDR.
-func withPNGExif(p, tiff []byte) []byte {
-	ihdrEnd := 8 + 8 + 13 + 4
-	out := append([]byte{}, p[:ihdrEnd]...)
-	out = append(out, pngChunk("eXIf", tiff)...)
-	return append(out, p[ihdrEnd:]...)
-}
-
-var webpLossless, _ = base64.StdEncoding.DecodeString("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==")
-
-// extendedWebP wraps the 1x1 lossless bitstream in a VP8X container with
-// an EXIF chunk of odd length (so the padding rule is exercised).
-func extendedWebP(tiff []byte) []byte {
-	vp8l := webpLossless[12:] // the VP8L chunk, header included
-	chunk := func(typ string, data []byte) []byte {
-		c := append([]byte(typ), 0, 0, 0, 0)
-		binary.LittleEndian.PutUint32(c[4:], uint32(len(data)))
-		c = append(c, data...)
-		if len(data)%2 == 1 {
-			c = append(c, 0)
-		}
-		return c
-	}
-	vp8x := make([]byte, 10)
-	vp8x[0] = 0x08 // EXIF present
-	body := append([]byte("WEBP"), chunk("VP8X", vp8x)...)
-	body = append(body, vp8l...)
-	body = append(body, chunk("EXIF", append(tiff, 0))...)
-	out := append([]byte("RIFF"), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint32(out[4:], uint32(len(body)))
-	return append(out, body...)
-}
-
 func TestSniff(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -129,7 +51,7 @@ func TestSniff(t *testing.T) {
 	}{
 		{"jpeg", encodeJPEG(t, 4, 4), MimeJPEG},
 		{"png", encodePNG(t, 4, 4), MimePNG},
-		{"webp", webpLossless, MimeWebP},
+		{"webp", picturetest.WebPLossless, MimeWebP},
 		{"gif", []byte("GIF89a...."), ""},
 		{"riff but not webp", []byte("RIFF\x00\x00\x00\x00WAVEfmt "), ""},
 		{"short", []byte{0xFF, 0xD8}, ""},
@@ -141,38 +63,10 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-func TestOrientation(t *testing.T) {
-	jpg, pngb := encodeJPEG(t, 8, 4), encodePNG(t, 8, 4)
-	for o := 1; o <= 8; o++ {
-		for _, bo := range []binary.ByteOrder{binary.BigEndian, binary.LittleEndian} {
-			tiff := tiffWithOrientation(bo, o)
-			for name, data := range map[string][]byte{
-				"jpeg": withJPEGExif(jpg, tiff),
-				"png":  withPNGExif(pngb, tiff),
-				"webp": extendedWebP(tiff),
-			} {
-				if got := Orientation(data); got != o {
-					t.Errorf("%s %v orientation %d: got %d", name, bo, o, got)
-				}
-			}
-		}
-	}
-	for name, data := range map[string][]byte{
-		"jpeg without exif": jpg, "png without exif": pngb, "webp without exif": webpLossless,
-		"out of range": withJPEGExif(jpg, tiffWithOrientation(binary.BigEndian, 9)),
-		"not tiff":     withJPEGExif(jpg, []byte("XX\x00\x2a\x00\x00\x00\x08")),
-		"garbage":      []byte("hello"),
-	} {
-		if got := Orientation(data); got != 1 {
-			t.Errorf("%s: got %d; want 1", name, got)
-		}
-	}
-}
-
 func TestInspect(t *testing.T) {
-	rotated := withJPEGExif(encodeJPEG(t, 8, 4), tiffWithOrientation(binary.BigEndian, 6))
-	webpRotated := extendedWebP(tiffWithOrientation(binary.LittleEndian, 8))
-	huge := append([]byte("\x89PNG\r\n\x1a\n"), pngChunk("IHDR", []byte{0, 0, 0x1f, 0x40, 0, 0, 0x1b, 0x58, 8, 2, 0, 0, 0})...)
+	rotated := picturetest.WithJPEGExif(encodeJPEG(t, 8, 4), picturetest.TIFF(binary.BigEndian, 6))
+	webpRotated := picturetest.ExtendedWebP(picturetest.TIFF(binary.LittleEndian, 8))
+	huge := append([]byte("\x89PNG\r\n\x1a\n"), picturetest.PNGChunk("IHDR", []byte{0, 0, 0x1f, 0x40, 0, 0, 0x1b, 0x58, 8, 2, 0, 0, 0})...)
 	for _, tt := range []struct {
 		name        string
 		data        []byte
@@ -183,7 +77,7 @@ func TestInspect(t *testing.T) {
 		{"jpeg", encodeJPEG(t, 8, 4), Info{MimeJPEG, 8, 4, 1}, "", ""},
 		{"rotated jpeg", rotated, Info{MimeJPEG, 4, 8, 6}, "", ""},
 		{"png", encodePNG(t, 3, 5), Info{MimePNG, 3, 5, 1}, "", ""},
-		{"webp", webpLossless, Info{MimeWebP, 1, 1, 1}, "", ""},
+		{"webp", picturetest.WebPLossless, Info{MimeWebP, 1, 1, 1}, "", ""},
 		{"rotated webp", webpRotated, Info{MimeWebP, 1, 1, 8}, "", ""},
 		{"empty", nil, Info{}, "EMPTY_IMAGE", ""},
 		{"gif", []byte("GIF89a\x01\x00\x01\x00"), Info{}, "BAD_FORM", "GIF is not accepted"},
@@ -211,12 +105,12 @@ func TestInspect(t *testing.T) {
 }
 
 func TestDecodeAndPreview(t *testing.T) {
-	data := withJPEGExif(encodeJPEG(t, 1200, 600), tiffWithOrientation(binary.BigEndian, 6))
+	data := picturetest.WithJPEGExif(encodeJPEG(t, 1200, 600), picturetest.TIFF(binary.BigEndian, 6))
 	img, err := Decode(MimeJPEG, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prev, err := Preview(img, Orientation(data), PreviewEdge)
+	prev, err := Preview(img, picture.Orientation(data), PreviewEdge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,24 +121,8 @@ func TestDecodeAndPreview(t *testing.T) {
 	if _, err := Decode("image/gif", data); err == nil {
 		t.Error("decoded a type that is not accepted")
 	}
-	if _, err := Decode(MimeWebP, webpLossless); err != nil {
+	if _, err := Decode(MimeWebP, picturetest.WebPLossless); err != nil {
 		t.Errorf("webp: %v", err)
-	}
-}
-
-func TestUpright(t *testing.T) {
-	src := testImage(3, 2)
-	for o, want := range map[int][2]int{1: {3, 2}, 2: {3, 2}, 3: {3, 2}, 4: {3, 2}, 5: {2, 3}, 6: {2, 3}, 7: {2, 3}, 8: {2, 3}} {
-		b := Upright(src, o).Bounds()
-		if b.Dx() != want[0] || b.Dy() != want[1] {
-			t.Errorf("orientation %d: %dx%d; want %dx%d", o, b.Dx(), b.Dy(), want[0], want[1])
-		}
-	}
-	// Orientation 6: the stored image is turned 90° counter-clockwise; the
-	// top-left pixel shown upright is the stored bottom-left.
-	up := Upright(src, 6)
-	if got, want := color.RGBAModel.Convert(up.At(0, 0)), color.RGBAModel.Convert(src.At(0, 1)); got != want {
-		t.Errorf("orientation 6 top-left = %v; want %v", got, want)
 	}
 }
 
@@ -252,14 +130,14 @@ func TestUpright(t *testing.T) {
 // checks panic, and whatever is accepted is sane.
 func FuzzInspect(f *testing.F) {
 	f.Add(encodeJPEG(f, 4, 4))
-	f.Add(withJPEGExif(encodeJPEG(f, 4, 4), tiffWithOrientation(binary.BigEndian, 6)))
-	f.Add(withPNGExif(encodePNG(f, 4, 4), tiffWithOrientation(binary.LittleEndian, 3)))
-	f.Add(extendedWebP(tiffWithOrientation(binary.LittleEndian, 8)))
-	f.Add(webpLossless)
+	f.Add(picturetest.WithJPEGExif(encodeJPEG(f, 4, 4), picturetest.TIFF(binary.BigEndian, 6)))
+	f.Add(picturetest.WithPNGExif(encodePNG(f, 4, 4), picturetest.TIFF(binary.LittleEndian, 3)))
+	f.Add(picturetest.ExtendedWebP(picturetest.TIFF(binary.LittleEndian, 8)))
+	f.Add(picturetest.WebPLossless)
 	f.Add([]byte("GIF89a"))
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x02})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o := Orientation(data)
+		o := picture.Orientation(data)
 		if o < 1 || o > 8 {
 			t.Fatalf("orientation %d", o)
 		}
@@ -272,22 +150,6 @@ func FuzzInspect(f *testing.F) {
 		}
 		if in.Mime != Sniff(data) || in.Width <= 0 || in.Height <= 0 || int64(in.Width)*int64(in.Height) > MaxPixels {
 			t.Fatalf("accepted %+v", in)
-		}
-	})
-}
-
-// FuzzTIFF: the IFD walk never reads out of bounds.
-func FuzzTIFF(f *testing.F) {
-	f.Add(tiffWithOrientation(binary.BigEndian, 6))
-	f.Add(tiffWithOrientation(binary.LittleEndian, 8))
-	f.Add([]byte("MM\x00\x2a\xff\xff\xff\xff"))
-	jpg := encodeJPEG(f, 1, 1)
-	f.Fuzz(func(t *testing.T, tiff []byte) {
-		if o := tiffOrientation(tiff); o < 0 || o > 0xFFFF {
-			t.Fatalf("orientation %d", o)
-		}
-		if o := Orientation(withJPEGExif(jpg, tiff[:min(len(tiff), 60000)])); o < 1 || o > 8 {
-			t.Fatalf("orientation %d", o)
 		}
 	})
 }

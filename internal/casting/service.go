@@ -21,6 +21,7 @@ import (
 	"studio/internal/blob"
 	"studio/internal/errs"
 	"studio/internal/imagemem"
+	"studio/internal/picture"
 	"studio/internal/ts"
 )
 
@@ -331,7 +332,7 @@ func (s *Service) tile(ctx context.Context, f asset.File) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("casting: asset %s: %w", f.ID, err)
 	}
-	return Tile(asset.Upright(img, info.Orientation)), nil
+	return Tile(picture.Upright(img, info.Orientation)), nil
 }
 
 // PatchRequest is the body of PATCH /api/toolkit/models/{id}; an empty

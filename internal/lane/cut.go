@@ -21,6 +21,7 @@ import (
 	"studio/internal/engine/segment"
 	"studio/internal/errs"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // Picture is what depth answers: the depth map as a data: URL.
@@ -171,7 +172,7 @@ func (s *Service) upright(ctx context.Context, im Image) (*image.NRGBA, func(), 
 	if err != nil {
 		return nil, nil, err
 	}
-	up := asset.Upright(img, im.Info.Orientation)
+	up := picture.Upright(img, im.Info.Orientation)
 	if n, ok := up.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
 		return n, done, nil
 	}

@@ -17,6 +17,7 @@ import (
 	_ "golang.org/x/image/webp" // decodes webp sources for renditions
 
 	"studio/internal/imagemem"
+	"studio/internal/picture"
 )
 
 // entryOverhead bounds a stored entry's zip headers besides its name: the
@@ -182,10 +183,11 @@ func renditions(ctx context.Context, zw *zip.Writer, names namer, base string, e
 		return fmt.Errorf("decode %s: %w", e.ID, err)
 	}
 	defer release()
-	img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
+	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("decode %s: %w", e.ID, err)
 	}
+	img = picture.Upright(img, picture.Orientation(data))
 	for _, s := range sizes {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	_ "image/jpeg" // registers the decoders of the accepted types
 	_ "image/png"
 
-	"github.com/disintegration/imaging"
 	_ "golang.org/x/image/webp" // WebP is decoded, never encoded
 
 	"studio/internal/imagemem"
@@ -59,15 +58,17 @@ func Probe(data []byte) (mime string, width, height int, err error) {
 }
 
 // Decode decodes an image Probe accepts into non-premultiplied RGBA at the
-// origin, its EXIF orientation applied.
+// origin, its EXIF orientation applied (Orientation: from a JPEG's APP1,
+// a PNG's eXIf or a WebP's EXIF chunk, as the upload's Inspect reads it).
 func Decode(data []byte) (*image.NRGBA, error) {
 	if _, _, _, err := Probe(data); err != nil {
 		return nil, err
 	}
-	img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
+	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, &Error{Reason: "The image could not be decoded.", Err: err}
 	}
+	img = Upright(img, Orientation(data))
 	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
 		return n, nil
 	}

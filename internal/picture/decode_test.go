@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"studio/internal/picture"
+	"studio/internal/picture/picturetest"
 )
 
 // solid is a w x h picture of one colour.
@@ -43,9 +44,6 @@ func encPNG(t testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
-// webpLossless1x1 is a 1x1 lossless WebP (VP8L).
-var webpLossless1x1 = []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00")
-
 // pngHeader is a PNG that claims w x h pixels in its IHDR and has nothing behind it.
 func pngHeader(w, h uint32) []byte {
 	var b bytes.Buffer
@@ -58,19 +56,9 @@ func pngHeader(w, h uint32) []byte {
 	return b.Bytes()
 }
 
-// withOrientation inserts an EXIF APP1 segment carrying orientation o
-// (big-endian TIFF, one IFD0 entry) after a JPEG's SOI.
-func withOrientation(jpg []byte, o uint16) []byte {
-	tiff := []byte("MM\x00\x2a\x00\x00\x00\x08")
-	tiff = binary.BigEndian.AppendUint16(tiff, 1)                       // one entry
-	tiff = append(tiff, 0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01) // Orientation, SHORT, count 1
-	tiff = binary.BigEndian.AppendUint16(tiff, o)
-	tiff = append(tiff, 0, 0, 0, 0, 0, 0) // value padding, no next IFD
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	app1 := []byte{0xFF, 0xE1}
-	app1 = binary.BigEndian.AppendUint16(app1, uint16(len(seg)+2))
-	app1 = append(app1, seg...)
-	return append(append(append([]byte{}, jpg[:2]...), app1...), jpg[2:]...)
+// withOrientation puts an EXIF orientation into a JPEG.
+func withOrientation(jpg []byte, o int) []byte {
+	return picturetest.WithJPEGExif(jpg, picturetest.TIFF(binary.BigEndian, o))
 }
 
 func TestProbe(t *testing.T) {
@@ -87,7 +75,7 @@ func TestProbe(t *testing.T) {
 	}{
 		{"jpeg", encJPEG(t, solid(40, 30, color.NRGBA{R: 200, A: 255})), "image/jpeg", 40, 30, ""},
 		{"png", encPNG(t, solid(3, 7, color.NRGBA{G: 90, A: 128})), "image/png", 3, 7, ""},
-		{"webp", webpLossless1x1, "image/webp", 1, 1, ""},
+		{"webp", picturetest.WebPLossless, "image/webp", 1, 1, ""},
 		{"50 megapixels exactly", pngHeader(10_000, 5_000), "image/png", 10_000, 5_000, ""},
 		{"empty", nil, "", 0, 0, "The image is empty."},
 		{"not an image", []byte("hello, world"), "", 0, 0, "The image could not be read as jpeg, png or webp."},
@@ -140,7 +128,7 @@ func TestDecode(t *testing.T) {
 		// 8: turn 90° anticlockwise, so the stored left half is at the bottom.
 		{"orientation 8", withOrientation(stored, 8), 16, 32, image.Pt(8, 28), red, true},
 		{"png keeps its alpha, not premultiplied", encPNG(t, translucent), 5, 4, image.Pt(2, 2), color.NRGBA{R: 10, G: 200, B: 30, A: 100}, false},
-		{"webp", webpLossless1x1, 1, 1, image.Pt(0, 0), color.NRGBA{A: 255}, true},
+		{"webp", picturetest.WebPLossless, 1, 1, image.Pt(0, 0), color.NRGBA{A: 255}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +197,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(withOrientation(encJPEG(f, solid(16, 12, color.NRGBA{R: 200, A: 255})), 6))
 	f.Add(encPNG(f, solid(16, 16, color.NRGBA{G: 200, A: 90})))
 	f.Add(encPNG(f, image.NewNRGBA(image.Rect(0, 0, 3, 2))))
-	f.Add(webpLossless1x1)
+	f.Add(picturetest.WebPLossless)
 	f.Add([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
 	f.Add(pngHeader(1, 1))
 	f.Add(pngHeader(10_000, 10_000))

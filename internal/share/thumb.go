@@ -17,6 +17,7 @@ import (
 	"studio/internal/blob"
 	"studio/internal/errs"
 	"studio/internal/imagemem"
+	"studio/internal/picture"
 )
 
 // ThumbKey is where the thumbnail of an asset of the house is kept: derived
@@ -91,13 +92,13 @@ func (s *Service) renderThumb(ctx context.Context, f asset.File) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	return Thumbnail(img, asset.Orientation(data), f.Mime)
+	return Thumbnail(img, picture.Orientation(data), f.Mime)
 }
 
 // Thumbnail renders img (stored with the EXIF orientation) upright within
 // ThumbEdge, as png for png sources and jpeg otherwise.
 func Thumbnail(img image.Image, orientation int, source string) ([]byte, error) {
-	img = asset.Upright(img, orientation)
+	img = picture.Upright(img, orientation)
 	if b := img.Bounds(); b.Dx() > ThumbEdge || b.Dy() > ThumbEdge {
 		img = imaging.Fit(img, ThumbEdge, ThumbEdge, imaging.Linear)
 	}

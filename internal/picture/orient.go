@@ -1,9 +1,50 @@
-package asset
+package picture
 
 import (
 	"bytes"
 	"encoding/binary"
+	"image"
+
+	"github.com/disintegration/imaging"
 )
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// Sniff names the image type of data from its leading bytes (image/jpeg,
+// image/png or image/webp), or "" when it is none of them.
+func Sniff(data []byte) string {
+	switch {
+	case len(data) >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF:
+		return "image/jpeg"
+	case bytes.HasPrefix(data, pngMagic):
+		return "image/png"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+// Upright applies an EXIF orientation (1-8) to img: the picture as it is
+// meant to be seen. Orientation 1, or one out of range, returns img.
+func Upright(img image.Image, orientation int) image.Image {
+	switch orientation {
+	case 2:
+		return imaging.FlipH(img)
+	case 3:
+		return imaging.Rotate180(img)
+	case 4:
+		return imaging.FlipV(img)
+	case 5:
+		return imaging.Transpose(img)
+	case 6:
+		return imaging.Rotate270(img)
+	case 7:
+		return imaging.Transverse(img)
+	case 8:
+		return imaging.Rotate90(img)
+	}
+	return img
+}
 
 // Orientation returns the EXIF orientation (1-8) an image's bytes carry:
 // from a JPEG APP1 segment, a PNG eXIf chunk or a WebP EXIF chunk. It is 1
@@ -11,11 +52,11 @@ import (
 func Orientation(data []byte) int {
 	var tiff []byte
 	switch Sniff(data) {
-	case MimeJPEG:
+	case "image/jpeg":
 		tiff = jpegExif(data)
-	case MimePNG:
+	case "image/png":
 		tiff = pngExif(data)
-	case MimeWebP:
+	case "image/webp":
 		tiff = webpExif(data)
 	}
 	if o := tiffOrientation(tiff); o >= 1 && o <= 8 {
