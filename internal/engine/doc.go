@@ -41,8 +41,10 @@
 // package picture (decoding, encoding, orientation, resampling, canvas
 // extension, colour spaces), and two helpers of engines, which are not
 // engines and import none: segment (the graph-cut matte) and lookbrief
-// (a look's brief for a provider). cmd/studio's TestImportRules holds
-// the rule.
+// (a look's brief for a provider). Outside internal/engine only the
+// wiring (internal/app) names an engine. cmd/studio's
+// TestEnginesSideBySide holds these rules; a new helper of engines is
+// added to its list.
 //
 // # The fal engine
 //
