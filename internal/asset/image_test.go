@@ -43,26 +43,6 @@ func encodePNG(t testing.TB, w, h int) []byte {
 	return b.Bytes()
 }
 
-func TestSniff(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"jpeg", encodeJPEG(t, 4, 4), MimeJPEG},
-		{"png", encodePNG(t, 4, 4), MimePNG},
-		{"webp", picturetest.WebPLossless, MimeWebP},
-		{"gif", []byte("GIF89a...."), ""},
-		{"riff but not webp", []byte("RIFF\x00\x00\x00\x00WAVEfmt "), ""},
-		{"short", []byte{0xFF, 0xD8}, ""},
-		{"empty", nil, ""},
-	} {
-		if got := Sniff(tt.data); got != tt.want {
-			t.Errorf("%s: Sniff = %q; want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestInspect(t *testing.T) {
 	rotated := picturetest.WithJPEGExif(encodeJPEG(t, 8, 4), picturetest.TIFF(binary.BigEndian, 6))
 	webpRotated := picturetest.ExtendedWebP(picturetest.TIFF(binary.LittleEndian, 8))
