@@ -34,11 +34,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func startChild(t *testing.T, dir, addr string, logs io.Writer) *exec.Cmd {
+// startChild runs the program on dir and addr (SQLite, a one-second job
+// lease); env adds or overrides settings.
+func startChild(t *testing.T, dir, addr string, logs io.Writer, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve")
 	cmd.Env = append(os.Environ(), "STUDIO_AS_PROGRAM=1", "STUDIO_DATA_DIR="+dir, "STUDIO_ADDR="+addr,
 		"STUDIO_PUBLIC_URL=http://"+addr, "STUDIO_WORKERS=1", "STUDIO_JOB_LEASE=1s", "DATABASE_URL=")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"studio/internal/access"
 	"studio/internal/account"
 	"studio/internal/ai/openai"
@@ -91,6 +93,10 @@ type App struct {
 	Engine  engine.Engine    // what the workers develop with
 	Limits  *ratelimit.Limiter
 	Log     *slog.Logger
+	// Holds keeps this process's holder lease and voids stranded holds;
+	// Serve and RunWorkers start it once (keepHolds).
+	Holds     *sweep.Holds
+	holdsOnce sync.Once
 }
 
 // Options adjust what New builds; the zero value is production.
@@ -120,6 +126,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	}
 	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Now: now, PublicURL: cfg.PublicURL})
 	if err != nil {
+		return nil, err
+	}
+	// This process owns the holds of the calls it makes (lanes, readings)
+	// while its holder's lease lives (sweep.Holds, renewed by keepHolds).
+	holder := "p-" + uuid.Must(uuid.NewV7()).String()
+	db.SetHolder(holder)
+	holds := sweep.NewHolds(db, holder, cfg.JobLease, now, log)
+	if err := holds.Renew(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
 	var sender mail.Sender
@@ -297,7 +312,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	}, log)
 	return &App{Config: cfg, DB: db, Blobs: blobs, Server: srv, Handler: mount(srv, accounts, log), Events: broker, Relay: relay, Jobs: jobs, Judge: judges, Pool: pool, Packs: packs,
 		Shares: shares, Hooks: hooks, Desk: desk, Door: door, Digest: digests, Billing: money, Casting: cast, Engine: eng, Limits: limits,
-		Log: log}, nil
+		Log: log, Holds: holds}, nil
 }
 
 // mount puts the console's pages beside the API: the API answers every
@@ -364,6 +379,7 @@ func (a *App) Close() error {
 // in-flight requests for up to 20 seconds. ready, when set, receives the
 // bound address.
 func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
+	a.keepHolds(ctx)
 	srv := &http.Server{
 		Addr:     a.Config.Addr,
 		Handler:  a.Handler,
@@ -406,6 +422,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 // deliveries until ctx ends,
 // then lets in-flight renders finish (or returns them to the queue).
 func (a *App) RunWorkers(ctx context.Context) error {
+	a.keepHolds(ctx)
 	a.Log.Info("workers running", "engine", a.Engine.Name(), "tools", a.Engine.Tools(), "concurrency", a.Config.Workers)
 	var wg sync.WaitGroup
 	var packErr, sweepErr, hookErr, deskErr error
@@ -430,6 +447,12 @@ func (a *App) RunWorkers(ctx context.Context) error {
 	err := a.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)
+}
+
+// keepHolds starts, once per process, the renewal of its holder's lease
+// and the sweep of stranded holds (at start, then every STUDIO_JOB_LEASE).
+func (a *App) keepHolds(ctx context.Context) {
+	a.holdsOnce.Do(func() { go a.Holds.Run(ctx) })
 }
 
 // creditRewards credits the referral program's held host rewards whose

@@ -32,6 +32,7 @@ package lane
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -168,7 +169,10 @@ func (s *Service) price(lane string) int64 {
 // metered and recorded, delivered or not.
 func (s *Service) charge(ctx context.Context, p auth.Principal, lane string, price int64, call func(ctx context.Context, hold string) (posted bool, err error)) (int64, error) {
 	h := ledger.NewHold("", price)
-	h.UserID, h.Workflow = p.UserID, lane
+	// The hold waits for this call, which ends by the timeout: past that
+	// (and a margin) the holds' sweep voids it, as it does at once when
+	// this process dies (sweep.Holds).
+	h.UserID, h.Workflow, h.Until = p.UserID, lane, s.opts.Now().Add(s.opts.Timeout+HoldMargin)
 	if err := s.opts.Ledger.TakeHold(ctx, p.HouseID, h); err != nil {
 		return 0, err
 	}
@@ -178,20 +182,46 @@ func (s *Service) charge(ctx context.Context, p auth.Principal, lane string, pri
 	meter := &ai.Meter{}
 	posted, err := s.safely(ai.WithMeter(cctx, meter), lane, h.ID, call)
 	s.record(bg, p, lane, meter.Usage(), err == nil)
+	if errors.Is(err, ledger.ErrHoldResolved) {
+		return 0, s.late(ctx, lane, h.ID, err) // a result stored with its hold found it voided
+	}
 	if err != nil {
 		if !posted {
-			if verr := s.opts.Ledger.VoidHold(bg, p.HouseID, h.ID); verr != nil {
+			if verr := s.opts.Ledger.VoidHold(bg, p.HouseID, h.ID); verr != nil && !errors.Is(verr, ledger.ErrHoldResolved) {
 				s.log.ErrorContext(ctx, "void the hold of a failed lane", "lane", lane, "hold", h.ID, "err", verr)
 			}
 		}
 		return 0, err
 	}
 	if !posted {
-		if err := s.opts.Ledger.PostHold(bg, p.HouseID, h.ID); err != nil {
+		if err := s.opts.Ledger.PostHold(bg, p.HouseID, h.ID); errors.Is(err, ledger.ErrHoldResolved) {
+			return 0, s.late(ctx, lane, h.ID, err)
+		} else if err != nil {
 			return 0, err
 		}
 	}
 	return price, nil
+}
+
+// HoldMargin is how long past its call's timeout a lane's hold waits.
+const HoldMargin = 30 * time.Second
+
+// late is a lane's answer when its hold was voided before its call
+// answered (the holds' sweep judged the call could no longer finish): the
+// answer is dropped and nothing charged, as for the lane's own failure.
+func (s *Service) late(ctx context.Context, lane, hold string, cause error) error {
+	s.log.WarnContext(ctx, "a lane answered after its hold was voided: dropped, not charged", "lane", lane, "hold", hold)
+	const msg = "The call answered after its hold was released; its answer was dropped and nothing was charged. Try again."
+	fail := ai.ErrFailed
+	switch lane {
+	case "depth":
+		fail = ErrDepthFailed
+	case "segment":
+		fail = ErrSegmentFailed
+	case "remove-background":
+		fail = ErrRemoveBgFailed
+	}
+	return errs.Wrap(errs.Msg(fail, msg), cause)
 }
 
 // record keeps what the AI endpoint was asked during a lane's call; a

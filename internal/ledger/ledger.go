@@ -101,7 +101,16 @@ type Hold struct {
 	State      HoldState
 	CreatedAt  ts.Time  // zero: the store stamps its clock
 	ResolvedAt *ts.Time // set once posted or voided
+	// Until is, for a hold of no job, when the call it pays for can no
+	// longer finish: a sweep voids it after that (and sooner if the
+	// process that holds it dies). Zero: CallHold after it is taken. A
+	// job's hold is its job's and has none.
+	Until time.Time
 }
+
+// CallHold is how long a hold of no job may wait for its call when the
+// holder names no deadline of its own.
+const CallHold = 10 * time.Minute
 
 // NewHold returns a pending hold of tokens for the job (jobID "" for none).
 func NewHold(jobID string, tokens int64) Hold {

@@ -64,6 +64,9 @@ type DB struct {
 	// access counts committed writes that can change what a credential
 	// resolves to (AccessEpoch).
 	access atomic.Uint64
+	// holder is this process's hold holder (SetHolder): the owner the
+	// holds of its calls record; "" records none.
+	holder string
 }
 
 // Options configure Open.

@@ -305,8 +305,18 @@ func (db *DB) takeHoldsTx(ctx context.Context, tx *Tx, house string, hs []ledger
 		if !h.CreatedAt.IsZero() {
 			created = h.CreatedAt.UnixMilli()
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO ledger_holds (id, organization_id, job_id, tokens, state, user_id, workflow, created_at)
-			VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`, h.ID, house, nullStr(h.JobID), h.Tokens, nullStr(h.UserID), h.Workflow, created)
+		var holder sql.NullString
+		var expires sql.NullInt64
+		if h.JobID == "" { // a call's hold: its process and its deadline (hold_owners.go)
+			holder = nullStr(db.holder)
+			expires = sql.NullInt64{Int64: created + ledger.CallHold.Milliseconds(), Valid: true}
+			if !h.Until.IsZero() {
+				expires.Int64 = h.Until.UnixMilli()
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO ledger_holds (id, organization_id, job_id, tokens, state, user_id, workflow, created_at,
+			holder, expires_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`, h.ID, house, nullStr(h.JobID), h.Tokens, nullStr(h.UserID),
+			h.Workflow, created, holder, expires)
 		if errors.Is(err, errUnique) {
 			return errs.Wrap(ledger.ErrHoldExists, err)
 		}

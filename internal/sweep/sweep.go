@@ -1,4 +1,5 @@
-// Package sweep removes what a crash leaves behind in the blob store: bytes
+// Package sweep removes what a crash leaves behind: holds whose owner can
+// no longer resolve them (holds.go), and, in the blob store, bytes
 // that no row refers to (a process killed between writing an asset's bytes
 // and committing its row, or between clearing a pack's key and deleting its
 // archive), and the temporary files of writes that never finished.
