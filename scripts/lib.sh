@@ -241,12 +241,17 @@ proc_state() {
 	echo "$state"
 }
 
-# package_timings LOG prints, from go test's output in LOG, the 15 slowest packages with their wall
-# times ("ok", "FAIL" lines), then how many packages ran and their summed time.
+# package_timings PROGRESS prints, from scripts/test-exec.sh's lines in PROGRESS, the 15 test
+# binaries that used the most CPU time (user + system) with their wall times, then how many ran and
+# their summed CPU and wall times. The CPU time is what a package costs: the wall time also counts
+# the waits for the other binaries sharing the cores.
 package_timings() {
-	awk -F'\t' '($1 ~ /^ok/ || $1 ~ /^FAIL/) && $3 ~ /^[0-9.]+s/ {
-			t = $3; sub(/s.*/, "", t); printf "%9.1fs  %-4s %s\n", t, ($1 ~ /^ok/ ? "ok" : "FAIL"), $2
+	awk '$3 == "cpu" {
+			w = $2; c = $4; sub(/s$/, "", w); sub(/s$/, "", c)
+			name = $5; for (i = 6; i <= NF; i++) name = name " " $i
+			printf "%9.1fs %9.1fs  %-4s %s\n", c, w, $1, name
 		}' "$1" | sort -rn | awk '
-		{ n++; sum += $1; if (n <= 15) print "      " $0 }
-		END { if (n) printf "      %d packages, %.1fs summed\n", n, sum }'
+		BEGIN { printf "      %9s %9s\n", "cpu", "wall" }
+		{ n++; cpu += $1; wall += $2; if (n <= 15) print "      " $0 }
+		END { if (n) printf "      %d test binaries: %.1fs CPU, %.1fs wall summed\n", n, cpu, wall }'
 }

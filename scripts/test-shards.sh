@@ -3,7 +3,8 @@
 # Runs, all at once: `go test -race` of every package but internal/httpapi, and N processes of
 # internal/httpapi's tests, each a -run list of them dealt by weight, which write the error
 # codes they saw into WORK/seen. Then one more internal/httpapi run with -run '^$' pools those
-# files and checks that every documented code was answered, and writes the OpenAPI document.
+# files and checks that every documented code was answered, and writes the OpenAPI document (which
+# is written even when a test failed, for the lint phase).
 # Every output goes to LOG (in order, one process after another) and to stdout as each ends; a
 # line on stderr says when each process starts and ends. With STUDIO_TEST_EXEC set (test.sh sets
 # it), each test binary runs under it (scripts/test-exec.sh: a line in $STUDIO_PROGRESS as each
@@ -82,10 +83,17 @@ for k in "${!pids[@]}"; do
 	wait "${pids[k]}" || rc=1
 	cat "${logs[k]}" | tee -a "$log"
 done
+# The pooling run also writes the OpenAPI document. When a shard failed, its codes are not pooled
+# (the check would only repeat the failure), but the document is still written, so that the lint
+# phase reports on it all the same.
 if ((rc == 0)); then
 	log "httpapi: pooling the error codes the shards saw"
 	OPENAPI_OUT=$openapi STUDIO_SEEN_CHECK=$work/seen STUDIO_PART="httpapi pool" \
 		go test -race -count=1 "${exec_flag[@]}" -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
 	((PIPESTATUS[0] == 0)) || rc=1
+elif [[ -n $openapi ]]; then
+	log "httpapi: a test failed; writing the OpenAPI document without pooling the error codes"
+	OPENAPI_OUT=$openapi STUDIO_PART="httpapi document" \
+		go test -race -count=1 "${exec_flag[@]}" -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
 fi
 exit "$rc"

@@ -12,8 +12,8 @@
 #  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
 #  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
 #  6. stop everything (also on failure or Ctrl-C) and exit non-zero if staticcheck, the tests, the
-#     MCP check or the lint failed; the summary lists the slowest test packages with their wall times (kept in
-#     .cache/test-timings.txt)
+#     MCP check or the lint failed; the summary lists the test binaries that used the most CPU time,
+#     with their wall times (kept in .cache/test-timings.txt)
 #
 # GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
 # HTTPAPI_SHARDS (default 3) is how many processes run internal/httpapi's tests; 1 runs it whole.
@@ -63,7 +63,7 @@ cleanup() {
 		rm -rf "$WORK"
 	fi
 	if [[ -s $TIMINGS ]]; then
-		log "slowest test packages (wall time of each test binary; packages run 2 at a time):"
+		log "costliest test binaries (CPU time, user + system, and wall time of each; scripts/test-exec.sh):"
 		cat "$TIMINGS" >&2
 	fi
 	log "timings:"
@@ -139,7 +139,7 @@ GO_TEST_PID=
 wait "$READER_PID" 2>/dev/null
 READER_PID=
 phase_end "$( ((test_rc == 0)) && echo ok || echo "FAILED, exit $test_rc")"
-package_timings "$GO_TEST_LOG" >"$TIMINGS"
+package_timings "$STUDIO_PROGRESS" >"$TIMINGS"
 if ((test_rc != 0)) && grep -qE 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log"; then
 	# The logs go with $WORK at exit; keep the server's side of a failure in the output.
 	log "last errors in the PostgreSQL log (some may be expected by the tests):"
