@@ -375,3 +375,23 @@ func (b *Browser) DropFiles(t testing.TB, selector string, paths ...string) {
 		b.Call(t, "Input.dispatchDragEvent", map[string]any{"type": kind, "x": p[0], "y": p[1], "data": data}, nil)
 	}
 }
+
+// ScreenshotPage writes a PNG of the whole page, below the fold too, to
+// path.
+func (b *Browser) ScreenshotPage(t testing.TB, path string) {
+	t.Helper()
+	var m struct {
+		CSSContentSize struct{ Width, Height float64 } `json:"cssContentSize"`
+	}
+	b.Call(t, "Page.getLayoutMetrics", nil, &m)
+	var r struct{ Data string }
+	b.Call(t, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
+		"clip": map[string]any{"x": 0, "y": 0, "width": m.CSSContentSize.Width, "height": min(m.CSSContentSize.Height, 6000), "scale": 1}}, &r)
+	png, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -77,6 +77,13 @@ var funcs = template.FuncMap{
 		return string(b), err
 	},
 	"join": strings.Join,
+	// usd renders whole or fractional US dollars ("" for none).
+	"usd": func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return fmt.Sprintf("$%.2f", *v)
+	},
 	"list": func(v ...any) []any { return v },
 	"has":  func(list []string, v string) bool { return slices.Contains(list, v) },
 	// dict builds a map from pairs of names and values (for json).
