@@ -45,7 +45,7 @@ func TestEveryPageInBrowser(t *testing.T) {
 				// A phone widens its layout to fit what overflows: the page
 				// must lay out in the device's own width.
 				var wide struct {
-					Scroll float64
+					Scroll  float64
 					Culprit string
 				}
 				p.b.Eval(t, `({scroll: document.documentElement.scrollWidth,
