@@ -103,10 +103,15 @@ rm -f "$TIMINGS"
 export GO_TEST_LOG=$WORK/go-test.log
 export OPENAPI_OUT=$ROOT/.cache/openapi.json
 rm -f "$OPENAPI_OUT"
+# The browser tests' screenshots (the console's story step by step, every page at a desktop's and a
+# phone's width, the reviewer page) are kept here as the run's artefacts.
+export STUDIO_SCREENSHOTS=$ROOT/.cache/screenshots
+rm -rf "$STUDIO_SCREENSHOTS" && mkdir -p "$STUDIO_SCREENSHOTS"
 read -ra pkgs <<<"${GO_TEST_PKGS:-./...}"
 log "TEST_DATABASE_URL=$TEST_DATABASE_URL"
 log "TEST_S3_URL=$TEST_S3_URL (AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID)"
 log "OPENAPI_OUT=$OPENAPI_OUT"
+log "STUDIO_SCREENSHOTS=$STUDIO_SCREENSHOTS"
 
 phase_begin tests
 test_rc=0
