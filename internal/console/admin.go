@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"studio/internal/httpapi"
 	"studio/internal/ops"
 	"studio/internal/support"
 )
@@ -57,9 +58,7 @@ func (c *Console) adminDevelops(w http.ResponseWriter, r *http.Request) error {
 	if state == "" {
 		state = "all"
 	}
-	var rs struct {
-		Runs []ops.HouseRun `json:"runs"`
-	}
+	var rs httpapi.AdminRunsBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/admin/develops?limit=100&state=" + url.QueryEscape(state), out: &rs})
 	if err != nil {
 		return err
@@ -82,10 +81,7 @@ func (c *Console) adminFailures(w http.ResponseWriter, r *http.Request) error {
 
 // adminEmails is GET /admin/emails, ?id= one letter with its text.
 func (c *Console) adminEmails(w http.ResponseWriter, r *http.Request) error {
-	var ls struct {
-		Letters []ops.Letter `json:"letters"`
-		Letter  *ops.Letter  `json:"letter"`
-	}
+	var ls httpapi.EmailsBody
 	path := "/api/toolkit/admin/emails"
 	if id := r.URL.Query().Get("id"); id != "" {
 		path += "?id=" + url.QueryEscape(id)
@@ -115,9 +111,7 @@ func (c *Console) adminSupport(w http.ResponseWriter, r *http.Request) error {
 	if status == "" {
 		status = "open"
 	}
-	var ts struct {
-		Tickets []support.DeskTicket `json:"tickets"`
-	}
+	var ts httpapi.DeskTicketsBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/admin/support/tickets?status=" + url.QueryEscape(status), out: &ts})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"studio/internal/asset"
+	"studio/internal/httpapi"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
@@ -71,9 +72,9 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 		d.Quality = string(ledger.Tier1K)
 	}
 	var cat job.Catalog
-	var as assetsBody
-	var js jobsBody
-	var vs verdictsBody
+	var as httpapi.AssetsBody
+	var js httpapi.JobsBody
+	var vs httpapi.VerdictsBody
 	reads := []read{{path: "/api/toolkit/ai/billing/catalog", out: &cat}}
 	if q.Get("tool") != "" {
 		reads = append(reads, read{path: "/api/toolkit/assets", out: &as})
@@ -127,7 +128,7 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 
 // runs is GET /develop/runs: the house's develop runs, newest first.
 func (c *Console) runs(w http.ResponseWriter, r *http.Request) error {
-	var rs runsBody
+	var rs httpapi.RunsBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/develops?state=all&limit=100", out: &rs})
 	if err != nil {
 		return err

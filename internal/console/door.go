@@ -6,6 +6,9 @@ import (
 	"net/url"
 
 	"studio/internal/billing"
+	"studio/internal/httpapi"
+	"studio/internal/invite"
+	"studio/internal/onboarding"
 )
 
 // The door: signing up and in, the links the service writes in its
@@ -15,16 +18,8 @@ import (
 // house's front page (recent develops, first steps, the balance).
 func (c *Console) home(w http.ResponseWriter, r *http.Request) error {
 	var data struct {
-		Runs  runsBody
-		Steps struct {
-			Steps []struct {
-				ID    string `json:"id"`
-				Title string `json:"title"`
-				Done  bool   `json:"done"`
-			} `json:"steps"`
-			Completed int `json:"completed"`
-			Total     int `json:"total"`
-		}
+		Runs  httpapi.RunsBody
+		Steps onboarding.Checklist
 	}
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/develops?state=all&limit=8", out: &data.Runs},
 		read{path: "/api/toolkit/onboarding", out: &data.Steps})
@@ -98,9 +93,7 @@ func (c *Console) invite(w http.ResponseWriter, r *http.Request) error {
 		Problem string
 	}
 	data.Token = token
-	var look struct {
-		Email string `json:"email"`
-	}
+	var look invite.InvitedEmail
 	if err := c.get(w, r, "/api/toolkit/invite/accept?token="+url.QueryEscape(token), &look); err != nil {
 		e, ok := errors.AsType[*apiError](err)
 		if !ok {

@@ -6,11 +6,10 @@ import (
 	"net/url"
 
 	"studio/internal/account"
-	"studio/internal/apikey"
 	"studio/internal/asset"
 	"studio/internal/auth"
 	"studio/internal/brand"
-	"studio/internal/casting"
+	"studio/internal/httpapi"
 	"studio/internal/judge"
 	"studio/internal/notify"
 	"studio/internal/support"
@@ -57,17 +56,10 @@ type brandData struct {
 // brandPage is GET /house.
 func (c *Console) brandPage(w http.ResponseWriter, r *http.Request) error {
 	var d brandData
-	var b struct {
-		Profile brand.Profile `json:"profile"`
-	}
-	var ms struct {
-		House  []brand.Mark `json:"house"`
-		Riding string       `json:"riding"`
-	}
-	var as assetsBody
-	var ns struct {
-		Notes []judge.Note `json:"notes"`
-	}
+	var b httpapi.ProfileBody
+	var ms brand.MarksList
+	var as httpapi.AssetsBody
+	var ns judge.NotesBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/brand", out: &b}, read{path: "/api/toolkit/brand/marks", out: &ms},
 		read{path: "/api/toolkit/assets", out: &as}, read{path: "/api/toolkit/standing-notes", out: &ns})
 	if err != nil {
@@ -85,11 +77,11 @@ func (c *Console) brandPage(w http.ResponseWriter, r *http.Request) error {
 // castingPage is GET /house/casting.
 func (c *Console) castingPage(w http.ResponseWriter, r *http.Request) error {
 	var d struct {
-		Models []casting.Model `json:"models"`
-		Photos []asset.Asset   `json:"-"`
+		httpapi.ModelsBody
+		Photos []asset.Asset
 	}
-	var as assetsBody
-	me, err := c.visitor(w, r, read{path: "/api/toolkit/models", out: &d}, read{path: "/api/toolkit/assets", out: &as})
+	var as httpapi.AssetsBody
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/models", out: &d.ModelsBody}, read{path: "/api/toolkit/assets", out: &as})
 	if err != nil {
 		return err
 	}
@@ -113,9 +105,7 @@ func (c *Console) peoplePage(w http.ResponseWriter, r *http.Request) error {
 
 // keysPage is GET /house/keys.
 func (c *Console) keysPage(w http.ResponseWriter, r *http.Request) error {
-	var d struct {
-		Keys []apikey.Key `json:"keys"`
-	}
+	var d httpapi.KeysBody
 	me, err := c.visitor(w, r, read{path: "/api/keys", out: &d})
 	if err != nil {
 		return err
@@ -140,9 +130,7 @@ func (c *Console) webhooksPage(w http.ResponseWriter, r *http.Request) error {
 		Hooks   []hook
 		Refusal string
 	}
-	var es struct {
-		Endpoints []webhook.Endpoint `json:"endpoints"`
-	}
+	var es httpapi.EndpointsBody
 	if err := c.get(w, r, "/api/toolkit/webhooks", &es); err != nil {
 		e, ok := errors.AsType[*apiError](err)
 		if !ok || e.Status != http.StatusForbidden {
@@ -152,9 +140,7 @@ func (c *Console) webhooksPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, e := range es.Endpoints {
 		h := hook{Endpoint: e}
-		var ds struct {
-			Deliveries []webhook.Delivery `json:"deliveries"`
-		}
+		var ds httpapi.DeliveriesBody
 		if err := c.get(w, r, "/api/toolkit/webhooks/"+url.PathEscape(e.ID)+"/deliveries", &ds); err != nil {
 			return err
 		}
@@ -169,10 +155,7 @@ func (c *Console) webhooksPage(w http.ResponseWriter, r *http.Request) error {
 
 // notificationsPage is GET /house/notifications.
 func (c *Console) notificationsPage(w http.ResponseWriter, r *http.Request) error {
-	var d struct {
-		Notifications []notify.Notification `json:"notifications"`
-		Unread        int                   `json:"unread"`
-	}
+	var d notify.Page
 	me, err := c.visitor(w, r, read{path: "/api/notifications?limit=100", out: &d})
 	if err != nil {
 		return err
@@ -187,10 +170,10 @@ func (c *Console) supportPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var d struct {
-		Tickets []support.Ticket `json:"tickets"`
-		Refusal string           `json:"-"`
+		httpapi.TicketsBody
+		Refusal string
 	}
-	if err := c.get(w, r, "/api/toolkit/support/tickets", &d); err != nil {
+	if err := c.get(w, r, "/api/toolkit/support/tickets", &d.TicketsBody); err != nil {
 		e, ok := errors.AsType[*apiError](err)
 		if !ok || e.Status != http.StatusServiceUnavailable {
 			return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"studio/internal/asset"
+	"studio/internal/httpapi"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/share"
@@ -22,7 +23,7 @@ type libraryData struct {
 	Kind    string // the kind shown ("" every kind)
 	Query   string // the search asked
 	Assets  []asset.Asset
-	Results searchBody
+	Results httpapi.SearchBody
 	Kinds   []asset.Kind // the kinds an upload may name
 	Filed   []asset.Kind // the kinds an asset may be filed as
 }
@@ -33,8 +34,8 @@ func (c *Console) library(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	d := libraryData{Folder: q.Get("folder"), Kind: q.Get("kind"), Query: strings.TrimSpace(q.Get("q")),
 		Kinds: asset.UploadKinds, Filed: asset.FileKinds}
-	var fs foldersBody
-	var as assetsBody
+	var fs httpapi.FoldersBody
+	var as httpapi.AssetsBody
 	reads := []read{{path: "/api/toolkit/folders", out: &fs}}
 	if d.Query != "" {
 		reads = append(reads, read{path: "/api/toolkit/search?q=" + url.QueryEscape(d.Query), out: &d.Results})
@@ -82,9 +83,9 @@ type assetData struct {
 func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	d := assetData{Filed: asset.FileKinds, Fits: asset.Fits, Wearers: asset.Wearers}
-	var as assetsBody
-	var fs foldersBody
-	var ms marksBody
+	var as httpapi.AssetsBody
+	var fs httpapi.FoldersBody
+	var ms httpapi.MarksBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/assets", out: &as}, read{path: "/api/toolkit/folders", out: &fs},
 		read{path: "/api/toolkit/share-marks?assetIds=" + url.QueryEscape(id), out: &ms})
 	if err != nil {
@@ -101,7 +102,7 @@ func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Folders, d.Marks = fs.Folders, ms.Marks
 	if d.Asset.Tool != nil {
-		var js jobsBody
+		var js httpapi.JobsBody
 		if err := c.get(w, r, "/api/toolkit/jobs?since=0", &js); err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ func (c *Console) assetPage(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Made != nil {
-		var vs verdictsBody
+		var vs httpapi.VerdictsBody
 		if err := c.get(w, r, "/api/toolkit/judge/verdicts?jobIds="+url.QueryEscape(d.Made.ID), &vs); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"studio/internal/asset"
+	"studio/internal/httpapi"
 	"studio/internal/judge"
 	"studio/internal/ledger"
 	"studio/internal/look"
@@ -16,25 +17,9 @@ import (
 // variations, the factory's looks from a set of garments, and the frames
 // as a contact sheet with the judge's verdicts and the reviewers' marks.
 
-// looksBody is GET /api/toolkit/lookbook/looks.
-type looksBody struct {
-	Looks []look.Look `json:"looks"`
-}
-
-// backgroundsBody is GET /api/toolkit/backgrounds.
-type backgroundsBody struct {
-	Presets []look.BackgroundPreset `json:"presets"`
-	Assets  []asset.Asset           `json:"assets"`
-}
-
-// presetBody is GET /api/toolkit/presets.
-type presetBody struct {
-	Preset look.StandingPreset `json:"preset"`
-}
-
 // looks is GET /looks.
 func (c *Console) looks(w http.ResponseWriter, r *http.Request) error {
-	var ls looksBody
+	var ls httpapi.LooksBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/lookbook/looks", out: &ls})
 	if err != nil {
 		return err
@@ -45,7 +30,7 @@ func (c *Console) looks(w http.ResponseWriter, r *http.Request) error {
 // composeData is what the compose and factory pages offer.
 type composeData struct {
 	Models, Pieces []asset.Asset
-	Backgrounds    backgroundsBody
+	Backgrounds    look.BackgroundsView
 	Preset         look.StandingPreset
 	Aesthetics     []string
 	Roles          []string
@@ -65,8 +50,8 @@ func (composeData) RoleFor(a asset.Asset) string {
 // models and pieces, the grounds, the standing preset.
 func (c *Console) compose(w http.ResponseWriter, r *http.Request) (*visitor, composeData, error) {
 	d := composeData{Aesthetics: look.Aesthetics, Roles: look.ItemRoles, Keys: look.VariationKeys, Tiers: ledger.Tiers}
-	var as assetsBody
-	var p presetBody
+	var as httpapi.AssetsBody
+	var p httpapi.PresetBody
 	me, err := c.visitor(w, r, read{path: "/api/toolkit/assets", out: &as}, read{path: "/api/toolkit/backgrounds", out: &d.Backgrounds},
 		read{path: "/api/toolkit/presets", out: &p})
 	if err != nil {
@@ -171,8 +156,8 @@ func (c *Console) lookPage(w http.ResponseWriter, r *http.Request) error {
 			assetIDs = append(assetIDs, f.AssetID)
 		}
 	}
-	var vs verdictsBody
-	var ms marksBody
+	var vs httpapi.VerdictsBody
+	var ms httpapi.MarksBody
 	var reads []read
 	if len(jobIDs) > 0 {
 		reads = append(reads, read{path: "/api/toolkit/judge/verdicts?jobIds=" + url.QueryEscape(strings.Join(jobIDs, ",")), out: &vs})

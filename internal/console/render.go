@@ -17,7 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"studio/internal/account"
 	"studio/internal/auth"
+	"studio/internal/ledger"
 	"studio/internal/ts"
 	"studio/internal/webfiles"
 )
@@ -179,33 +181,11 @@ func (view) Nav() []navItem { return nav }
 // visitor is the signed-in person as GET /me describes them, with the
 // house their session has active.
 type visitor struct {
-	User struct {
-		ID            string  `json:"id"`
-		Name          string  `json:"name"`
-		Email         string  `json:"email"`
-		EmailVerified bool    `json:"emailVerified"`
-		Image         *string `json:"image"`
-	} `json:"user"`
-	Organizations        []house `json:"organizations"`
-	ActiveOrganizationID string  `json:"activeOrganizationId"`
+	account.Me
 
-	House    house // the active house
-	Operator bool  // a platform administrator
-	Balance  *balance
-}
-
-type house struct {
-	ID   string    `json:"id"`
-	Name string    `json:"name"`
-	Role auth.Role `json:"role"`
-}
-
-// balance is GET /api/toolkit/ai/billing/balance.
-type balance struct {
-	Balance int64 `json:"balance"`
-	Grant   int64 `json:"grant"`
-	Topup   int64 `json:"topup"`
-	Held    int64 `json:"held"`
+	House    account.Membership // the active house
+	Operator bool               // a platform administrator
+	Balance  *ledger.Balance    // nil when the balance cannot be read
 }
 
 // principal is the visitor as the auth package's predicates read them.
@@ -234,8 +214,8 @@ var errSignIn = errors.New("console: sign in first")
 // session is errSignIn.
 func (c *Console) visitor(w http.ResponseWriter, r *http.Request, reads ...read) (*visitor, error) {
 	v := &visitor{}
-	var b *balance // stays nil when the balance cannot be read
-	err := c.getAll(w, r, append([]read{{path: "/me", out: v}, {path: "/api/toolkit/ai/billing/balance", out: &b, optional: true}}, reads...)...)
+	var b *ledger.Balance
+	err := c.getAll(w, r, append([]read{{path: "/me", out: &v.Me}, {path: "/api/toolkit/ai/billing/balance", out: &b, optional: true}}, reads...)...)
 	if e, ok := errors.AsType[*apiError](err); ok && e.Status == http.StatusUnauthorized {
 		return nil, errSignIn
 	} else if err != nil {
