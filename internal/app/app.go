@@ -249,7 +249,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*App,
 	// reach develops, then the frame's own words.
 	director := job.Sources{brands.Source(), judges.NotesSource(), memories.Source(), job.FrameWords}
 	pool := worker.New(db, blobs, eng, wakeOnDone{announce, hooks.Wake}, log, worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll,
-		Decoding: decoding, Now: now, Director: director, Judge: judges})
+		Deadline: cfg.RenderDeadline, Decoding: decoding, Now: now, Director: director, Judge: judges})
 	workers.Store(pool)
 	// A pipeline step that landed queued the next one in the same
 	// transaction: tell its socket, and wake the workers for it.

@@ -37,6 +37,7 @@ type Config struct {
 	FalURL                                      string            // fal's queue endpoint (tests point it at a local server)
 	Workers                                     int               // jobs rendered at once by this process
 	JobLease                                    time.Duration     // how long a claimed job stays leased without a heartbeat
+	RenderDeadline                              time.Duration     // STUDIO_RENDER_DEADLINE: how long a claimed develop may render before it fails with PROVIDER_TIMEOUT
 	WorkerPoll                                  time.Duration     // how often an idle worker looks for work it was not woken for
 	Guard                                       httpguard.Options // deadlines and connection caps of the HTTP server
 	DecodeMB                                    int64             // memory for decoded images in flight, in MiB (uploads, develops, packs)
@@ -158,6 +159,8 @@ var Settings = []Setting{
 		set: func(c *Config, v string) (err error) { c.Workers, err = wholeNumber(v, 1, 64); return err }},
 	{Name: "STUDIO_JOB_LEASE", Default: "30s", Help: "how long a claimed job stays leased without a heartbeat; a crashed worker's jobs return after it",
 		set: func(c *Config, v string) (err error) { c.JobLease, err = duration(v, 100*time.Millisecond); return err }},
+	{Name: "STUDIO_RENDER_DEADLINE", Default: "10m", Help: "how long a claimed develop may render (from its first claim) before it fails with PROVIDER_TIMEOUT, its hold voided and its provider told to cancel; a tool may declare a longer one (video)",
+		set: func(c *Config, v string) (err error) { c.RenderDeadline, err = duration(v, time.Second); return err }},
 	{Name: "STUDIO_WORKER_POLL", Default: "1s", Help: "how often an idle worker looks for work; submits wake workers at once (on PostgreSQL across instances)",
 		set: func(c *Config, v string) (err error) {
 			c.WorkerPoll, err = duration(v, 10*time.Millisecond)

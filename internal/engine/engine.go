@@ -219,10 +219,12 @@ func (f Fault) String() string {
 }
 
 // Error is a failed run. Reason is one plain sentence that may be shown to a
-// user (it becomes the job's error); Err is the cause, for the log.
+// user (it becomes the job's error); Code, when set, names the failure for
+// machines (the job's errorCode); Err is the cause, for the log.
 type Error struct {
 	Fault  Fault
 	Tool   string
+	Code   string
 	Reason string
 	Err    error
 }

@@ -55,7 +55,7 @@ func runJob(t *testing.T, a *apptest.App, wantID, reason string) {
 		t.Fatalf("claim: %v %v %s; want %s", ok, err, j.ID, wantID)
 	}
 	if reason != "" {
-		_, err = a.DB.Fail(ctx, j, "ops", reason)
+		_, err = a.DB.Fail(ctx, j, "ops", job.Failure{Reason: reason})
 	} else {
 		id := uuid.Must(uuid.NewV7()).String()
 		_, err = a.DB.Finish(ctx, j, "ops", job.Frame{AssetID: id, Name: "frame", BlobKey: "assets/" + j.HouseID + "/" + id,

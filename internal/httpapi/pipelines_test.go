@@ -468,7 +468,7 @@ func TestPipelineStory(t *testing.T) {
 		}
 		// The rescuer hands the lapsed packshot back; it renders, lands and
 		// costs, and nothing follows it.
-		if _, err := a.DB.Rescue(context.Background(), time.Now().Add(time.Hour), 3); err != nil {
+		if _, err := a.DB.Rescue(context.Background(), time.Now().Add(time.Hour), 3, func(string) time.Duration { return 24 * time.Hour }); err != nil {
 			t.Fatal(err)
 		}
 		develop(t, a)

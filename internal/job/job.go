@@ -57,6 +57,7 @@ type Job struct {
 	ResultURL     string  `json:"resultUrl" description:"The absolute URL of the result's bytes (fetch it with the same credential) once done; empty before."`
 	ResultAssetID string  `json:"resultAssetId" description:"The result asset once done; empty before."`
 	Error         *string `json:"error"`
+	ErrorCode     *string `json:"errorCode" description:"Why a failed develop failed, for machines: PROVIDER_TIMEOUT past its render deadline, or the provider failure its engine named (see the develops docs); null otherwise."`
 	BrandID       string  `json:"brandId"`
 	CreatedAt     ts.Time `json:"createdAt"`
 	EventSeq      int64   `json:"eventSeq" description:"The house's event cursor of this job's latest change."`

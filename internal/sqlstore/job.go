@@ -33,16 +33,16 @@ func nextSeq(ctx context.Context, tx *Tx, house string) (int64, error) {
 }
 
 const jobCols = `id, organization_id, user_id, tool, tier, status, params, inputs, brand_id, retry_of_job_id,
-	idempotency_key, fingerprint, cost, result_asset_id, error, event_seq, created_at, started_at, finished_at`
+	idempotency_key, fingerprint, cost, result_asset_id, error, error_code, event_seq, created_at, started_at, finished_at`
 
 func scanJob(base string, row interface{ Scan(...any) error }) (job.Job, error) {
 	var j job.Job
 	var params, inputs string
-	var user, brand, retry, key, result, errText sql.NullString
+	var user, brand, retry, key, result, errText, errCode sql.NullString
 	var created int64
 	var started, finished sql.NullInt64
 	err := row.Scan(&j.ID, &j.HouseID, &user, &j.Tool, &j.Tier, &j.Status, &params, &inputs, &brand, &retry,
-		&key, &j.Fingerprint, &j.Cost, &result, &errText, &j.EventSeq, &created, &started, &finished)
+		&key, &j.Fingerprint, &j.Cost, &result, &errText, &errCode, &j.EventSeq, &created, &started, &finished)
 	if err != nil {
 		return job.Job{}, notFound(err)
 	}
@@ -57,6 +57,9 @@ func scanJob(base string, row interface{ Scan(...any) error }) (job.Job, error) 
 	j.ResultURL = job.ResultURL(base, j.ResultAssetID)
 	if errText.Valid {
 		j.Error = &errText.String
+	}
+	if errCode.Valid {
+		j.ErrorCode = &errCode.String
 	}
 	j.CreatedAt = ts.Milli(created)
 	j.StartedAt, j.FinishedAt = tsPtr(started), tsPtr(finished)
@@ -375,12 +378,14 @@ func (db *DB) Finish(ctx context.Context, j job.Job, worker string, f job.Frame)
 	return out, err
 }
 
-// Fail marks a running job failed and voids its hold, in one transaction.
-func (db *DB) Fail(ctx context.Context, j job.Job, worker, reason string) (job.Job, error) {
+// Fail marks a running job failed with its code and sentence and voids
+// its hold, in one transaction.
+func (db *DB) Fail(ctx context.Context, j job.Job, worker string, f job.Failure) (job.Job, error) {
 	var out job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		done, ok, err := transition(ctx, tx, j.HouseID, j.ID, job.Running, worker,
-			`status = 'failed', error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`, reason, db.nowMs())
+			`status = 'failed', error = ?, error_code = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`,
+			f.Reason, nullStr(f.Code), db.nowMs())
 		if err != nil {
 			return err
 		}
@@ -397,12 +402,14 @@ func (db *DB) Fail(ctx context.Context, j job.Job, worker, reason string) (job.J
 	return out, err
 }
 
-// Release hands a running job back to the queue (a worker shutting down).
+// Release hands a running job back to the queue (a worker shutting down):
+// the try does not count, and its render deadline starts again at its
+// next claim (the render was stopped and its provider told to cancel).
 func (db *DB) Release(ctx context.Context, j job.Job, worker string) (job.Job, error) {
 	var out job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		done, ok, err := transition(ctx, tx, j.HouseID, j.ID, job.Running, worker,
-			`status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1`)
+			`status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1, started_at = NULL`)
 		if err != nil {
 			return err
 		}
@@ -415,17 +422,21 @@ func (db *DB) Release(ctx context.Context, j job.Job, worker string) (job.Job, e
 	return out, err
 }
 
-// Rescue requeues running jobs whose lease ended before now, or fails (and
-// voids) those that already had maxAttempts tries.
-func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error) {
+// Rescue settles running jobs whose lease ended before now (their worker
+// died): one past its render deadline (counted from its first claim, by
+// deadline) fails with PROVIDER_TIMEOUT, one that already had maxAttempts
+// tries fails too, and any other returns to the queue. A failed one's
+// hold is voided: a restart never resubmits a develop past its deadline.
+func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int, deadline job.Deadlines) ([]job.Job, error) {
 	type lapsed struct {
-		id, house string
-		attempts  int
+		id, house, tool string
+		attempts        int
+		started         sql.NullInt64
 	}
 	var out []job.Job
 	err := db.write(ctx, func(tx *Tx) error {
 		out = out[:0]
-		rows, err := tx.Query(ctx, `SELECT id, organization_id, attempts FROM jobs
+		rows, err := tx.Query(ctx, `SELECT id, organization_id, tool, attempts, started_at FROM jobs
 			WHERE status = 'running' AND lease_until < ? ORDER BY lease_until LIMIT 100`, now.UnixMilli())
 		if err != nil {
 			return err
@@ -433,7 +444,7 @@ func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job
 		var found []lapsed
 		for rows.Next() {
 			var l lapsed
-			if err := rows.Scan(&l.id, &l.house, &l.attempts); err != nil {
+			if err := rows.Scan(&l.id, &l.house, &l.tool, &l.attempts, &l.started); err != nil {
 				rows.Close()
 				return err
 			}
@@ -444,7 +455,17 @@ func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job
 			return err
 		}
 		for _, l := range found {
-			if l.attempts < maxAttempts {
+			var f job.Failure
+			var limit time.Duration
+			if deadline != nil {
+				limit = deadline(l.tool)
+			}
+			switch {
+			case l.started.Valid && limit > 0 && !now.Before(time.UnixMilli(l.started.Int64).Add(limit)):
+				f = job.TimedOut(limit)
+			case l.attempts >= maxAttempts:
+				f = job.Failure{Reason: "The develop stopped responding " + strconv.Itoa(l.attempts) + " times. Nothing was charged."}
+			default:
 				j, ok, err := transition(ctx, tx, l.house, l.id, job.Running, "",
 					`status = 'queued', lease_owner = NULL, lease_until = NULL`)
 				if err != nil {
@@ -456,8 +477,8 @@ func (db *DB) Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job
 				continue
 			}
 			j, ok, err := transition(ctx, tx, l.house, l.id, job.Running, "",
-				`status = 'failed', error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`,
-				"The develop stopped responding "+strconv.Itoa(l.attempts)+" times. Nothing was charged.", now.UnixMilli())
+				`status = 'failed', error = ?, error_code = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL`,
+				f.Reason, nullStr(f.Code), now.UnixMilli())
 			if err != nil {
 				return err
 			}

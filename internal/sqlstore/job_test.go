@@ -198,14 +198,17 @@ func TestJobStoreLifecycle(t *testing.T) {
 		}
 
 		// Fail voids; release requeues with the try given back.
-		failed, err := db.Fail(ctx, b, "w2", "The develop failed. Nothing was charged.")
-		if err != nil || failed.Status != job.Failed || failed.Error == nil {
+		failed, err := db.Fail(ctx, b, "w2", job.Failure{Code: "PROVIDER_KEY_REFUSED", Reason: "The develop failed. Nothing was charged."})
+		if err != nil || failed.Status != job.Failed || failed.Error == nil || failed.ErrorCode == nil || *failed.ErrorCode != "PROVIDER_KEY_REFUSED" {
 			t.Fatalf("fail: %+v %v", failed, err)
+		}
+		if got, _ := db.Job(ctx, house, b.ID); got.ErrorCode == nil || *got.ErrorCode != "PROVIDER_KEY_REFUSED" {
+			t.Errorf("the failed job reads back with code %v", got.ErrorCode)
 		}
 		if st, _ := holdOf(t, db, house, b.ID); st != ledger.Voided {
 			t.Errorf("hold of a failed job is %s", st)
 		}
-		if _, err := db.Fail(ctx, b, "w2", "again"); !errors.Is(err, job.ErrLeaseLost) {
+		if _, err := db.Fail(ctx, b, "w2", job.Failure{Reason: "again"}); !errors.Is(err, job.ErrLeaseLost) {
 			t.Errorf("a second fail: %v", err)
 		}
 		if _, err := db.Release(ctx, c, "w2"); !errors.Is(err, job.ErrLeaseLost) {
@@ -241,7 +244,7 @@ func TestJobStoreLifecycle(t *testing.T) {
 				t.Fatalf("claim %d: %s %v %v; want d", try, j.ID, ok, err)
 			}
 			clock.Advance(2 * time.Second)
-			rescued, err := db.Rescue(ctx, clock.Now(), 3)
+			rescued, err := db.Rescue(ctx, clock.Now(), 3, func(string) time.Duration { return time.Hour })
 			if err != nil || len(rescued) != 1 || rescued[0].ID != d.ID {
 				t.Fatalf("rescue %d: %v %v", try, rescued, err)
 			}
@@ -255,6 +258,9 @@ func TestJobStoreLifecycle(t *testing.T) {
 		}
 		if st, _ := holdOf(t, db, house, d.ID); st != ledger.Voided {
 			t.Errorf("hold of a job failed by rescue is %s", st)
+		}
+		if got, _ := db.Job(ctx, house, d.ID); got.ErrorCode != nil {
+			t.Errorf("a job failed after its tries has code %v; want none", *got.ErrorCode)
 		}
 
 		// The queue spans houses: house B's job comes last and settles in B.
@@ -413,5 +419,88 @@ func TestJobKeysPerHouse(t *testing.T) {
 			}
 		}
 		checkLedger(t, db, houseA, houseB)
+	})
+}
+
+// TestRescuePastDeadline: the rescuer fails a lapsed job past its render
+// deadline (counted from its first claim) with PROVIDER_TIMEOUT and voids
+// its hold, on its first try; a lapsed job within its deadline returns to
+// the queue and keeps its first claim's time; a job handed back on
+// shutdown starts its deadline again at its next claim.
+func TestRescuePastDeadline(t *testing.T) {
+	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
+		ctx := context.Background()
+		clock := newLedgerClock()
+		db := openLedgerDB(t, e, clock.Now)
+		user, house := newLedgerHouse(t, db) // 60 tokens
+		deadlines := func(tool string) time.Duration {
+			if tool == "lookbook-video" {
+				return time.Hour
+			}
+			return 10 * time.Minute
+		}
+		slow, _ := submit(t, db, newJob(db, house, user, "slow", 4))
+		clock.Advance(time.Millisecond)
+		video := newJob(db, house, user, "video", 9)
+		video.Tool = "lookbook-video"
+		video, _ = submit(t, db, video)
+
+		first := clock.Now()
+		for _, want := range []string{slow.ID, video.ID} {
+			if j, ok, err := db.Claim(ctx, "crashy", clock.Now().Add(30*time.Second)); err != nil || !ok || j.ID != want {
+				t.Fatalf("claim: %s %v %v; want %s", j.ID, ok, err, want)
+			}
+		}
+		// Five minutes on, both leases have lapsed and both are within
+		// their deadlines: they go back to the queue.
+		clock.Advance(5 * time.Minute)
+		rescued, err := db.Rescue(ctx, clock.Now(), 3, deadlines)
+		if err != nil || len(rescued) != 2 || rescued[0].Status != job.Queued || rescued[1].Status != job.Queued {
+			t.Fatalf("rescue within the deadlines: %+v %v", rescued, err)
+		}
+		// Claimed again, each keeps its first claim's time.
+		for range 2 {
+			j, ok, err := db.Claim(ctx, "crashy", clock.Now().Add(30*time.Second))
+			if err != nil || !ok || j.StartedAt == nil || !j.StartedAt.Equal(ts.Of(first).Time) {
+				t.Fatalf("second claim: %+v %v %v; want started at the first claim, %v", j.StartedAt, ok, err, first)
+			}
+		}
+		// Eleven minutes after the first claim, the upscale is past its
+		// deadline and fails; the video, whose tool declares an hour, is
+		// requeued.
+		clock.Advance(6 * time.Minute)
+		rescued, err = db.Rescue(ctx, clock.Now(), 3, deadlines)
+		if err != nil || len(rescued) != 2 {
+			t.Fatalf("rescue past the deadline: %+v %v", rescued, err)
+		}
+		byID := map[string]job.Job{rescued[0].ID: rescued[0], rescued[1].ID: rescued[1]}
+		failed := byID[slow.ID]
+		if failed.Status != job.Failed || failed.ErrorCode == nil || *failed.ErrorCode != job.CodeProviderTimeout ||
+			failed.Error == nil || *failed.Error != job.TimedOut(10*time.Minute).Reason {
+			t.Errorf("the lapsed upscale: %s %v %v; want failed PROVIDER_TIMEOUT", failed.Status, failed.ErrorCode, failed.Error)
+		}
+		if st, _ := holdOf(t, db, house, slow.ID); st != ledger.Voided {
+			t.Errorf("its hold is %s; want voided", st)
+		}
+		if byID[video.ID].Status != job.Queued {
+			t.Errorf("the video within its own deadline is %s; want queued", byID[video.ID].Status)
+		}
+
+		// Released on shutdown, the video's next claim starts its deadline again.
+		j, ok, err := db.Claim(ctx, "w1", clock.Now().Add(30*time.Second))
+		if err != nil || !ok || j.ID != video.ID {
+			t.Fatalf("claim of the video: %s %v %v", j.ID, ok, err)
+		}
+		if _, err := db.Release(ctx, j, "w1"); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+		j, ok, err = db.Claim(ctx, "w1", clock.Now().Add(30*time.Second))
+		if err != nil || !ok || j.StartedAt == nil || !j.StartedAt.Equal(ts.Of(clock.Now()).Time) {
+			t.Errorf("claim after a release: %+v %v %v; want started now, %v", j.StartedAt, ok, err, clock.Now())
+		}
+		if got := partsOf(balanceOf(t, db, house)); got.Held != 9 {
+			t.Errorf("balance %+v; want only the video's 9 held", got)
+		}
 	})
 }

@@ -3,6 +3,16 @@
 // of the house and settles the hold, or fails the job and releases it.
 // A rescuer returns jobs whose lease ran out (a crashed worker) to the
 // queue, or fails them after too many tries, so no hold is stranded.
+//
+// Every develop has a render deadline (DECISIONS §11): Options.Deadline
+// (STUDIO_RENDER_DEADLINE) or the tool's own, counted from its first claim.
+// Past it the job fails with PROVIDER_TIMEOUT and its hold is voided; the
+// engine's context ends, which tells its provider to cancel; and the
+// worker is free at that instant, whether or not the engine has returned
+// (a provider whose connection never answers, an engine that does not
+// look at its context): the engine finishes stopping on its own. A job the
+// rescuer finds past its deadline fails the same way instead of returning
+// to the queue, so a restart never resubmits it.
 package worker
 
 import (
@@ -36,13 +46,15 @@ type Store interface {
 	// Finish stores the frame as an asset, posts the hold, marks the job
 	// done and takes its event, in one transaction.
 	Finish(ctx context.Context, j job.Job, worker string, f job.Frame) (job.Job, error)
-	// Fail marks the job failed and voids its hold, in one transaction.
-	Fail(ctx context.Context, j job.Job, worker, reason string) (job.Job, error)
+	// Fail marks the job failed with its code and sentence and voids its
+	// hold, in one transaction.
+	Fail(ctx context.Context, j job.Job, worker string, f job.Failure) (job.Job, error)
 	// Release returns a job this worker holds to the queue.
 	Release(ctx context.Context, j job.Job, worker string) (job.Job, error)
 	// Rescue requeues running jobs whose lease ended before now, or fails
-	// those that already had maxAttempts tries.
-	Rescue(ctx context.Context, now time.Time, maxAttempts int) ([]job.Job, error)
+	// those past their render deadline (PROVIDER_TIMEOUT) and those that
+	// already had maxAttempts tries.
+	Rescue(ctx context.Context, now time.Time, maxAttempts int, deadline job.Deadlines) ([]job.Job, error)
 	// RecordDirection records on the job what its provider is told: the
 	// composed prompt and the references before the run, then the prompt
 	// and pictures the engine sent (operators only).
@@ -62,6 +74,12 @@ type Options struct {
 	Poll        time.Duration // how often an idle worker looks for work (default 1 s)
 	MaxAttempts int           // tries before a rescued job fails (default 3)
 	Grace       time.Duration // how long shutdown waits for in-flight renders (default 20 s)
+	// Deadline is how long a claimed develop may render, counted from its
+	// first claim, before it fails with PROVIDER_TIMEOUT (default 10 min,
+	// STUDIO_RENDER_DEADLINE); DeadlineOf gives a tool's own, longer one
+	// (0 for the default).
+	Deadline   time.Duration
+	DeadlineOf func(tool string) time.Duration
 	// Decoding is the memory for decoded inputs, shared by the process; a
 	// render takes what its inputs need before it starts (1 GiB of its own
 	// when nil).
@@ -87,6 +105,27 @@ type Pool struct {
 	wake   chan struct{}
 	judged chan struct{} // a frame settled: the judge has work
 	idle   atomic.Int32  // render loops waiting for a wake or their next look
+	// renders are the engine calls in flight, including those a worker
+	// stopped waiting for at their deadline: shutdown gives them the grace
+	// period to finish stopping.
+	renders sync.WaitGroup
+}
+
+// DefaultDeadline is the render deadline when none is configured
+// (DECISIONS §11).
+const DefaultDeadline = 10 * time.Minute
+
+// errDeadline ends a render that passed its deadline.
+var errDeadline = errors.New("worker: the render deadline passed")
+
+// deadline is how long a claimed develop of tool may render.
+func (p *Pool) deadline(tool string) time.Duration {
+	if p.opts.DeadlineOf != nil {
+		if d := p.opts.DeadlineOf(tool); d > 0 {
+			return d
+		}
+	}
+	return p.opts.Deadline
 }
 
 // New returns a pool. Call Run to start it.
@@ -105,6 +144,9 @@ func New(store Store, blobs blob.Store, eng engine.Engine, notify job.Notifier, 
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = 20 * time.Second
+	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -141,13 +183,16 @@ func (p *Pool) Run(ctx context.Context) error {
 		wg.Go(func() { p.judgeLoop(ctx, renderCtx, p.id+"-judge") })
 	}
 	<-ctx.Done()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	loops, all := make(chan struct{}), make(chan struct{})
+	go func() { wg.Wait(); close(loops) }()
+	go func() { <-loops; p.renders.Wait(); close(all) }()
 	select {
-	case <-done:
+	case <-all:
 	case <-time.After(p.opts.Grace):
+		// An engine still stopping past the grace period is left to the
+		// process's end; the loops return once their renders are cancelled.
 		cancelRenders()
-		<-done
+		<-loops
 	}
 	return nil
 }
@@ -196,7 +241,7 @@ func (p *Pool) rescueLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			jobs, err := p.store.Rescue(ctx, p.opts.Now(), p.opts.MaxAttempts)
+			jobs, err := p.store.Rescue(ctx, p.opts.Now(), p.opts.MaxAttempts, p.deadline)
 			if err != nil {
 				p.log.Error("rescue", "err", err)
 				continue
@@ -224,6 +269,15 @@ func (p *Pool) One(ctx context.Context, worker string) (bool, error) {
 }
 
 func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
+	limit := p.deadline(j.Tool)
+	left := limit
+	if j.StartedAt != nil { // its first claim: a rescued job keeps its deadline
+		left = j.StartedAt.Add(limit).Sub(p.opts.Now())
+	}
+	if left <= 0 {
+		p.log.Warn("develop claimed past its render deadline", "job", j.ID, "tool", j.Tool, "deadline", limit)
+		return p.fail(ctx, worker, j, job.TimedOut(limit))
+	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	beat := make(chan struct{})
@@ -244,8 +298,10 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 			}
 		}
 	}()
-	var sent *engine.Sent
-	res, err := p.render(runCtx, j, func(s engine.Sent) { sent = &s })
+	rctx, stop := context.WithTimeoutCause(runCtx, left, errDeadline)
+	defer stop()
+	res, sent, err := p.renderWithin(rctx, j)
+	timedOut := errors.Is(context.Cause(rctx), errDeadline)
 	cancel(nil)
 	<-beat
 	switch {
@@ -262,14 +318,12 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	}
 	p.recordSent(ctx, j, sent)
 	switch {
+	case err != nil && timedOut:
+		p.log.Warn("develop passed its render deadline", "job", j.ID, "tool", j.Tool, "deadline", limit, "err", err)
+		return p.fail(ctx, worker, j, job.TimedOut(limit))
 	case err != nil:
 		p.log.Warn("develop failed", "job", j.ID, "tool", j.Tool, "err", err)
-		done, ferr := p.store.Fail(ctx, j, worker, failure(err))
-		if ferr != nil {
-			return ferr
-		}
-		p.notify.JobChanged(ctx, done)
-		return nil
+		return p.fail(ctx, worker, j, failure(err))
 	}
 	done, err := p.settle(ctx, worker, j, res)
 	if errors.Is(err, job.ErrLeaseLost) {
@@ -287,6 +341,56 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	case p.judged <- struct{}{}:
 	default:
 	}
+	return nil
+}
+
+// renderWithin renders j and returns when the render does or when ctx
+// ends, whichever is first: a worker never waits on an engine past the
+// job's deadline. An engine still running then is left to stop on its
+// own (its context has ended, which tells its provider to cancel); its
+// result is dropped. sent is what the engine said it sent, if it did.
+func (p *Pool) renderWithin(ctx context.Context, j job.Job) (engine.Result, *engine.Sent, error) {
+	type rendered struct {
+		res engine.Result
+		err error
+	}
+	var mu sync.Mutex
+	var sent *engine.Sent
+	record := func(s engine.Sent) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = &s
+	}
+	out := make(chan rendered, 1)
+	p.renders.Add(1)
+	go func() {
+		defer p.renders.Done()
+		res, err := p.render(ctx, j, record)
+		out <- rendered{res, err}
+	}()
+	var r rendered
+	select {
+	case r = <-out:
+	case <-ctx.Done():
+		r.err = fmt.Errorf("worker: stopped waiting for the engine: %w", context.Cause(ctx))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return r.res, sent, r.err
+}
+
+// fail fails j with f, voiding its hold, and tells the sockets. A job the
+// worker no longer holds (the rescuer took it) is left as it is.
+func (p *Pool) fail(ctx context.Context, worker string, j job.Job, f job.Failure) error {
+	done, err := p.store.Fail(ctx, j, worker, f)
+	if errors.Is(err, job.ErrLeaseLost) {
+		p.log.Warn("lease lost before the failure was recorded; the rescuer owns the job now", "job", j.ID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.notify.JobChanged(ctx, done)
 	return nil
 }
 
@@ -410,15 +514,15 @@ func (p *Pool) settle(ctx context.Context, worker string, j job.Job, res engine.
 	return done, nil
 }
 
-// failure is the plain sentence a failed job shows; its hold is voided,
-// so nothing is charged.
-func failure(err error) string {
+// failure is the code and plain sentence a failed job shows; its hold is
+// voided, so nothing is charged.
+func failure(err error) job.Failure {
 	var e *engine.Error
 	if errors.As(err, &e) && e.Reason != "" {
-		return e.Reason
+		return job.Failure{Code: e.Code, Reason: e.Reason}
 	}
 	if errors.Is(err, engine.ErrUnsupported) {
-		return "No configured engine performs this tool. Nothing was charged."
+		return job.Failure{Reason: "No configured engine performs this tool. Nothing was charged."}
 	}
-	return "The develop failed. Nothing was charged."
+	return job.Failure{Reason: "The develop failed. Nothing was charged."}
 }

@@ -45,6 +45,8 @@ type fixture struct {
 	sub      *events.Subscription
 	log      *slog.Logger
 	logged   *testLog
+	mu       sync.Mutex
+	houseOf  map[string]string // job id -> house, for jobs of other houses
 }
 
 // newFixture opens the store and a house with the sign-up grant (60
@@ -87,20 +89,58 @@ func newFixture(t *testing.T) *fixture {
 // engine's instruction (see fakeEngine).
 func (f *fixture) submit(t *testing.T, wait string) job.Job {
 	t.Helper()
-	j := job.Job{ID: uuid.Must(uuid.NewV7()).String(), Tool: "upscale", Status: job.Queued, HouseID: f.house, UserID: f.user,
+	return f.submitIn(t, f.house, f.user, wait)
+}
+
+// submitIn is submit in another house (newHouse).
+func (f *fixture) submitIn(t *testing.T, house, user, wait string) job.Job {
+	t.Helper()
+	return f.submitTool(t, house, user, "upscale", wait)
+}
+
+// submitTool is submitIn of another tool the fake engine performs.
+func (f *fixture) submitTool(t *testing.T, house, user, tool, wait string) job.Job {
+	t.Helper()
+	j := job.Job{ID: uuid.Must(uuid.NewV7()).String(), Tool: tool, Status: job.Queued, HouseID: house, UserID: user,
 		Tier: ledger.Tier1K, Params: map[string]string{"wait": wait}, Inputs: []job.Input{}, Fingerprint: uuid.NewString(),
 		Cost: 2, CreatedAt: ts.Of(time.Now())}
 	stored, _, err := f.db.SubmitJob(t.Context(), j)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mu.Lock()
+	if f.houseOf == nil {
+		f.houseOf = map[string]string{}
+	}
+	f.houseOf[stored.ID] = house
+	f.mu.Unlock()
 	time.Sleep(time.Millisecond) // the queue is ordered by creation: keep submits apart
 	return stored
 }
 
+// newHouse opens another house with the sign-up grant and returns it and
+// its founder.
+func (f *fixture) newHouse(t *testing.T, name string) (house, user string) {
+	t.Helper()
+	now := ts.Of(time.Now())
+	u := account.User{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Email: strings.ToLower(name) + "@example.com", CreatedAt: now}
+	h := account.House{ID: uuid.Must(uuid.NewV7()).String(), Name: name + "'s house", Personal: true, FounderUserID: u.ID, CreatedAt: now}
+	if err := f.db.CreateUser(t.Context(), u, "x", h, false); err != nil {
+		t.Fatal(err)
+	}
+	return h.ID, u.ID
+}
+
+// houseOfJob is the house a job was submitted in.
+func (f *fixture) houseOfJob(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return cmp.Or(f.houseOf[id], f.house)
+}
+
 func (f *fixture) job(t *testing.T, id string) job.Job {
 	t.Helper()
-	j, err := f.db.Job(t.Context(), f.house, id)
+	j, err := f.db.Job(t.Context(), f.houseOfJob(id), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +149,7 @@ func (f *fixture) job(t *testing.T, id string) job.Job {
 
 func (f *fixture) hold(t *testing.T, jobID string) ledger.Hold {
 	t.Helper()
-	h, err := f.db.JobHold(t.Context(), f.house, jobID)
+	h, err := f.db.JobHold(t.Context(), f.houseOfJob(jobID), jobID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,22 +271,24 @@ func (f *fixture) pool(t *testing.T, eng engine.Engine, opts worker.Options) (st
 	return stop
 }
 
-// fakeEngine performs upscale as the test says through the job's
-// params.wait: "" lands at once; "hold" waits until the test closes
-// release (or the render's context ends); a duration ("5s") renders that
-// long whatever the context says, as a render that cannot be interrupted.
+// fakeEngine performs upscale (and lookbook-video) as the test says
+// through the job's params.wait: "" lands at once; "hold" waits until the
+// test closes release (or the render's context ends, as a provider told to
+// cancel: stopped hears it); a duration ("5s") renders that long whatever
+// the context says, as a render that cannot be interrupted.
 type fakeEngine struct {
 	release chan struct{}
 	runs    chan string // the wait of each render started, for the test to count
+	stopped chan string // the wait of each render its context ended
 }
 
 func newFakeEngine() *fakeEngine {
-	return &fakeEngine{release: make(chan struct{}), runs: make(chan string, 16)}
+	return &fakeEngine{release: make(chan struct{}), runs: make(chan string, 16), stopped: make(chan string, 16)}
 }
 
 func (*fakeEngine) Name() string         { return "fake" }
-func (*fakeEngine) Tools() []string      { return []string{"upscale"} }
-func (*fakeEngine) Can(tool string) bool { return tool == "upscale" }
+func (*fakeEngine) Tools() []string      { return []string{"lookbook-video", "upscale"} }
+func (*fakeEngine) Can(tool string) bool { return tool == "upscale" || tool == "lookbook-video" }
 
 func (e *fakeEngine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {
 	e.runs <- r.Params["wait"]
@@ -259,6 +301,7 @@ func (e *fakeEngine) Run(ctx context.Context, r engine.Request) (engine.Result, 
 		case <-e.release:
 			return frame, nil
 		case <-ctx.Done():
+			e.stopped <- r.Params["wait"]
 			return engine.Result{}, ctx.Err()
 		}
 	default:
