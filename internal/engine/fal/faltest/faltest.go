@@ -16,6 +16,12 @@
 // kling's image-to-video a 1280x720 MP4 ({video: {url, content_type}});
 // any other model 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
+//
+// A submission may be scripted not to finish: Stuck keeps its status
+// IN_PROGRESS for ever, Hang leaves its status requests unanswered (a
+// connection that never answers) until the client gives up. PUT
+// .../requests/{id}/cancel answers 202 CANCELLATION_REQUESTED, as fal
+// documents, and is recorded (Cancelled).
 package faltest
 
 import (
@@ -41,6 +47,8 @@ type Answer struct {
 	Width, Height int  // the image's size; 0 for the honest size
 	NSFW          bool // the output flags the image (has_nsfw_concepts: [true])
 	Refuse        bool // the response is 422 content_policy_violation
+	Stuck         bool // the status stays IN_PROGRESS for ever
+	Hang          bool // status requests are never answered
 }
 
 // Submit is one recorded submission.
@@ -57,10 +65,12 @@ type Server struct {
 	URL string
 	Key string
 
-	srv    *httptest.Server
-	mu     sync.Mutex
-	subs   []Submit
-	answer func(model string, input map[string]any) Answer
+	srv       *httptest.Server
+	quit      chan struct{} // closed when the test ends: hung requests return
+	mu        sync.Mutex
+	subs      []Submit
+	cancelled []string
+	answer    func(model string, input map[string]any) Answer
 }
 
 // Palette are the colours answers are painted, in submission order.
@@ -71,11 +81,19 @@ var Palette = []color.NRGBA{
 
 // New starts a server requiring key, closed when the test ends.
 func New(t testing.TB, key string) *Server {
-	s := &Server{Key: key, answer: func(string, map[string]any) Answer { return Answer{} }}
+	s := &Server{Key: key, quit: make(chan struct{}), answer: func(string, map[string]any) Answer { return Answer{} }}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() { close(s.quit) }) // first: hung handlers return, then Close
 	return s
+}
+
+// Cancelled are the request ids whose cancel was asked, in order.
+func (s *Server) Cancelled() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.cancelled...)
 }
 
 // Answer sets how each submission is answered.
@@ -132,13 +150,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "status_url": base + "/status",
 			"response_url": base, "cancel_url": base + "/cancel", "queue_position": 0})
 	case len(parts) >= 4 && parts[len(parts)-1] == "status":
-		if _, ok := s.find(parts[len(parts)-2]); !ok {
+		sub, ok := s.find(parts[len(parts)-2])
+		if !ok {
 			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			return
+		}
+		switch a := s.answerOf(sub); {
+		case a.Hang:
+			select { // the connection never answers
+			case <-r.Context().Done():
+			case <-s.quit:
+			}
+			return
+		case a.Stuck:
+			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "request_id": sub.ID, "logs": []any{}})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "request_id": parts[len(parts)-2],
 			"metrics": map[string]any{"inference_time": 0.4}})
-	case len(parts) >= 4 && parts[len(parts)-1] == "cancel":
+	case len(parts) >= 4 && parts[len(parts)-1] == "cancel" && r.Method == http.MethodPut:
+		id := parts[len(parts)-2]
+		if _, ok := s.find(id); !ok {
+			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			return
+		}
+		s.mu.Lock()
+		s.cancelled = append(s.cancelled, id)
+		s.mu.Unlock()
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
 	case len(parts) >= 4 && parts[len(parts)-2] == "requests":
 		sub, ok := s.find(parts[len(parts)-1])
