@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/jpeg"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,15 +27,18 @@ var tourSetup = []string{
 	"studio serve",
 }
 
-// tourBase is the tour's line naming the service's URL, replaced by the
-// harness's.
+// tourBase is the tour's line naming the service's URL; the harness
+// changes its port, nothing else.
 const tourBase = "BASE=http://localhost:8080"
 
 // TestReadmeTour runs every command of the README's "Trying it with curl"
 // with bash against the built binary, so the tour cannot rot: each shell
-// block in turn, under set -euo pipefail, with BASE pointing at a service
-// the harness started as the tour says (studio serve) on a free port and a
-// temporary data folder.
+// block in turn, under set -euo pipefail, in a fresh folder, against a
+// service the harness started there as the tour says (studio serve). A
+// reader whose port 8080 is taken changes only the port, and so does the
+// harness: it sets STUDIO_ADDR=127.0.0.1:<a free port> and nothing else
+// (the public URL follows the address; the data stay in ./data, where
+// studio tokens grant finds them), and BASE's port.
 func TestReadmeTour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -73,12 +77,11 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	base := "http://" + addr
+	_, port, _ := net.SplitHostPort(addr)
+	base := strings.Replace(strings.TrimPrefix(tourBase, "BASE="), ":8080", ":"+port, 1)
 	env := tourEnv(map[string]string{
-		"PATH":              bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"STUDIO_ADDR":       addr,
-		"STUDIO_PUBLIC_URL": base,
-		"STUDIO_DATA_DIR":   filepath.Join(dir, "data"),
+		"PATH":        bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"STUDIO_ADDR": addr,
 	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -5,6 +5,7 @@ package app
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ type Config struct {
 	PolarAccessToken     string
 	PolarURL             string
 	PolarProducts        map[string]string // POLAR_PRODUCTS: what is sold -> Polar product id
+
+	// publicFollows is set when STUDIO_PUBLIC_URL is unset and the public
+	// URL follows STUDIO_ADDR; webFollows when WEB_ORIGIN is unset and
+	// follows the public URL (Listening).
+	publicFollows, webFollows bool
 }
 
 // Setting is one environment variable: its name, the default Load uses
@@ -86,14 +92,15 @@ func (s Setting) ShownDefault() string {
 // prints them and Load reads them (WEB_ORIGIN after STUDIO_PUBLIC_URL, whose
 // origin is its default).
 var Settings = []Setting{
-	{Name: "STUDIO_ADDR", Default: ":8080", Help: "listen address",
-		set: func(c *Config, v string) error { c.Addr = v; return nil }},
-	{Name: "STUDIO_PUBLIC_URL", Default: "http://localhost:8080", Help: "the service's public base URL (origin of cookies and links)",
-		set: setPublicURL},
+	{Name: "STUDIO_ADDR", Default: ":8080", Help: "listen address, host:port or :port",
+		set: setAddr},
+	{Name: "STUDIO_PUBLIC_URL", Shown: "(http://localhost and STUDIO_ADDR's port: http://localhost:8080)",
+		Help: "the service's public base URL (origin of cookies and links)", set: setPublicURL},
 	{Name: "STUDIO_DATA_DIR", Default: "./data", Help: "folder of the SQLite file and the local blobs",
 		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
 	{Name: "WEB_ORIGIN", Shown: "(the public URL's origin)", Help: "the web app's origin, trusted for cookie-authenticated writes",
 		set: func(c *Config, v string) error {
+			c.webFollows = v == ""
 			if v == "" {
 				v = c.PublicOrigin()
 			}
@@ -253,7 +260,25 @@ func Load(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
+// setAddr takes a listen address net.Listen accepts: an optional host
+// and a port number (0 lets the system choose one).
+func setAddr(c *Config, v string) error {
+	_, port, err := net.SplitHostPort(v)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("must be host:port or :port, such as 127.0.0.1:8080 or :8080; got %q", v)
+	}
+	c.Addr = v
+	return nil
+}
+
+// setPublicURL reads STUDIO_PUBLIC_URL; unset, it follows the listen
+// address, so that a service moved to another port still recognises its
+// own pages' Origin.
 func setPublicURL(c *Config, v string) error {
+	c.publicFollows = v == ""
+	if v == "" {
+		v = addrURL(c.Addr)
+	}
 	v = strings.TrimRight(v, "/")
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -277,6 +302,35 @@ func duration(v string, least time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("must be a duration of at least %v, such as 30s; got %q", least, v)
 	}
 	return d, nil
+}
+
+// addrURL is the http URL a listen address is reached at: localhost (as
+// the README's tour writes it) for a loopback address or every interface,
+// else the address's host.
+func addrURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// Listening makes a public URL that follows the listen address (and a web
+// origin that follows it) name the address ln bound: the port the system
+// chose for STUDIO_ADDR=host:0.
+func (c *Config) Listening(bound net.Addr) {
+	if !c.publicFollows {
+		return
+	}
+	host, _, _ := net.SplitHostPort(c.Addr)
+	_, port, _ := net.SplitHostPort(bound.String())
+	c.PublicURL = addrURL(net.JoinHostPort(host, port))
+	if c.webFollows {
+		c.WebOrigin = c.PublicOrigin()
+	}
 }
 
 // PublicOrigin is the scheme://host[:port] of the public URL.
