@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -25,11 +24,7 @@ import (
 // child process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("STUDIO_AS_PROGRAM") == "1" {
-		if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "studio:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(program())
 	}
 	os.Exit(m.Run())
 }

@@ -25,16 +25,21 @@ import (
 	"studio/internal/asynclog"
 )
 
-func main() {
+func main() { os.Exit(program()) }
+
+// program is studio as a process: the signals that stop it, its arguments
+// and environment, and its exit status. A failure is one line on stderr.
+func program() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
+			return 0
 		}
 		fmt.Fprintln(os.Stderr, "studio:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 const usage = `usage: studio <command> [flags]
@@ -52,8 +57,9 @@ Run "studio serve --help" for the settings.
 `
 
 // run is the whole program: main only supplies the process's context,
-// arguments, environment and output.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+// arguments, environment and output. stdout takes the commands' output and
+// the JSON log; stderr the lines a person reads beside it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return errors.New("a command is required")
@@ -64,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		fmt.Fprintln(stdout, "studio", app.Version)
 		return nil
 	case "serve":
-		return serve(ctx, args, getenv, stdout)
+		return serve(ctx, args, getenv, stdout, stderr)
 	case "worker":
 		return work(ctx, args, getenv, stdout)
 	case "migrate":
@@ -101,7 +107,7 @@ func logger(stdout io.Writer) *slog.Logger {
 	return slog.New(asynclog.NewHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stdout, "Runs the HTTP API and the workers. With no settings it keeps everything under\n./data: an SQLite file, local blobs, the local engine and a console mailer.")
 	workers := fs.Bool("worker", true, "also run the workers in this process (--worker=false serves only)")
 	if err := fs.Parse(args); err != nil {
@@ -111,26 +117,40 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	out := asynclog.New(stdout, 0)
-	defer out.Close()
-	a, err := app.New(ctx, cfg, logger(out), app.Options{})
+	// The listener opens before anything else starts: a taken port ends
+	// the process here, at once, not after the migrations. Requests that
+	// arrive while the service is built wait in the listener's queue.
+	ln, err := app.Listen(cfg)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	if !*workers {
-		return a.Serve(ctx, nil)
+	cfg.Listening(ln.Addr())
+	out := asynclog.New(stdout, 0)
+	defer out.Close()
+	core, err := app.NewCore(ctx, cfg, logger(out), app.Options{})
+	if err != nil {
+		return errors.Join(err, ln.Close())
 	}
+	defer core.Close()
+	api, err := app.NewAPI(core)
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	welcome := func() { fmt.Fprintln(stderr, api.Welcome()) }
+	if !*workers {
+		return api.Serve(ctx, ln, welcome)
+	}
+	w := app.NewWorker(core)
 	var wg sync.WaitGroup
 	var werr error
-	wg.Go(func() { werr = a.RunWorkers(ctx) })
-	err = a.Serve(ctx, nil)
+	wg.Go(func() { werr = w.Run(ctx) })
+	err = api.Serve(ctx, ln, welcome)
 	wg.Wait()
 	return errors.Join(err, werr)
 }
 
 func work(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := newFlags("worker", stdout, "Runs only the workers: they claim queued jobs from the shared database,\ndevelop them and settle their holds. Stop with SIGINT or SIGTERM.")
+	fs := newFlags("worker", stdout, "Runs only the workers: they claim queued jobs from the shared database,\ndevelop them and settle their holds. It serves no HTTP. Stop with SIGINT or SIGTERM.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -140,12 +160,12 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	out := asynclog.New(stdout, 0)
 	defer out.Close()
-	a, err := app.New(ctx, cfg, logger(out), app.Options{})
+	core, err := app.NewCore(ctx, cfg, logger(out), app.Options{})
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	return a.RunWorkers(ctx)
+	defer core.Close()
+	return app.NewWorker(core).Run(ctx)
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,17 +17,17 @@ import (
 
 func TestVersionAndHelp(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"version"}, os.Getenv, &out); err != nil || !strings.Contains(out.String(), app.Version) {
+	if err := run(context.Background(), []string{"version"}, os.Getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), app.Version) {
 		t.Errorf("version: %v %q", err, out.String())
 	}
 	out.Reset()
-	_ = run(context.Background(), []string{"serve", "--help"}, os.Getenv, &out)
+	_ = run(context.Background(), []string{"serve", "--help"}, os.Getenv, &out, io.Discard)
 	for _, s := range app.Settings {
 		if !strings.Contains(out.String(), s.Name) || !strings.Contains(out.String(), s.ShownDefault()) {
 			t.Errorf("serve --help lacks %s with its default %q", s.Name, s.ShownDefault())
 		}
 	}
-	if err := run(context.Background(), []string{"bogus"}, os.Getenv, &out); err == nil {
+	if err := run(context.Background(), []string{"bogus"}, os.Getenv, &out, io.Discard); err == nil {
 		t.Error("an unknown command succeeded")
 	}
 }
@@ -42,17 +43,20 @@ func freeAddr(t *testing.T) string {
 }
 
 // TestServeAndDrain runs the real program on the embedded defaults: it
-// creates its data folder, answers /health, and on cancellation finishes
-// an in-flight request before it returns.
+// creates its data folder, answers /health, says in one line beside its
+// JSON log where to open it (the public URL follows STUDIO_ADDR), and on
+// cancellation finishes an in-flight request before it returns.
 func TestServeAndDrain(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	addr := freeAddr(t)
-	env := map[string]string{"STUDIO_ADDR": addr, "STUDIO_DATA_DIR": dir, "STUDIO_PUBLIC_URL": "http://" + addr}
+	_, port, _ := net.SplitHostPort(addr)
+	env := map[string]string{"STUDIO_ADDR": addr, "STUDIO_DATA_DIR": dir}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var logs bytes.Buffer
+	said := &lockedWriter{w: new(bytes.Buffer)}
 	go func() {
-		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, &lockedWriter{w: &logs})
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, &lockedWriter{w: &logs}, said)
 	}()
 
 	// A fresh folder is migrated before the service listens: seconds under
@@ -80,6 +84,10 @@ func TestServeAndDrain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "studio.db")); err != nil {
 		t.Errorf("data folder not created: %v", err)
 	}
+	waitFor(t, said, "\n")
+	if want := "studio: open http://localhost:" + port + "/ (sign in; http://localhost:" + port + "/docs is the API reference)\n"; said.String() != want {
+		t.Errorf("serve said %q beside its log; want one line %q", said, want)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -105,7 +113,7 @@ func TestMigrate(t *testing.T) {
 		"BLOB_URL":        "s3://no-such-bucket?endpoint=http://127.0.0.1:1&region=us-east-1",
 		"FAL_KEY":         "key", "FAL_URL": "http://127.0.0.1:1",
 	}
-	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out); err != nil {
+	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	if !strings.Contains(out.String(), "migrations applied (sqlite)") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestModelsImport(t *testing.T) {
 	}
 	imp := func() (string, error) {
 		var out bytes.Buffer
-		err := run(context.Background(), []string{"models", "import", dir}, getenv, &out)
+		err := run(context.Background(), []string{"models", "import", dir}, getenv, &out, io.Discard)
 		return out.String(), err
 	}
 	manifest("Ines", "")
@@ -57,7 +58,7 @@ func TestModelsImport(t *testing.T) {
 	if _, err := imp(); err == nil || !strings.Contains(err.Error(), "missing.png") {
 		t.Fatalf("a face with a missing image: %v; want the import refused", err)
 	}
-	if err := run(context.Background(), []string{"models"}, getenv, &bytes.Buffer{}); err == nil {
+	if err := run(context.Background(), []string{"models"}, getenv, &bytes.Buffer{}, io.Discard); err == nil {
 		t.Error("models without import succeeded")
 	}
 

@@ -60,7 +60,7 @@ func TestWatch(t *testing.T) {
 				return key.Key
 			}
 			return ""
-		}, out)
+		}, out, io.Discard)
 	}()
 	waitFor(t, out, `"id":"`+first+`","tool":"upscale","status":"queued"`)
 	proxy.drop() // the socket goes; watch reconnects after a second and replays
@@ -113,18 +113,18 @@ func TestWatch(t *testing.T) {
 			return ""
 		}
 		var out bytes.Buffer
-		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--until", first + "," + second}, env, &out); err != nil {
+		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--until", first + "," + second}, env, &out, io.Discard); err != nil {
 			t.Errorf("until two done jobs: %v", err)
 		}
 		cancelled := submit()
 		a.Do(t, "POST", "/api/toolkit/jobs/"+cancelled+"/cancel", key, nil)
-		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--until", cancelled}, env, &out); err == nil || !strings.Contains(err.Error(), "cancelled") {
+		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--until", cancelled}, env, &out, io.Discard); err == nil || !strings.Contains(err.Error(), "cancelled") {
 			t.Errorf("until a cancelled job: %v; want an error naming it", err)
 		}
-		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--key", "fis_sk_nope", "--until", first}, env, &out); err == nil {
+		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--key", "fis_sk_nope", "--until", first}, env, &out, io.Discard); err == nil {
 			t.Error("a refused key: no error")
 		}
-		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--key", ""}, func(string) string { return "" }, &out); err == nil {
+		if err := run(context.Background(), []string{"watch", "--url", a.URL, "--key", ""}, func(string) string { return "" }, &out, io.Discard); err == nil {
 			t.Error("no key: no error")
 		}
 	})

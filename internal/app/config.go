@@ -1,6 +1,9 @@
-// Package app wires the service together from its configuration: the
-// store, the blob store, the mailer, the services and the HTTP server.
-// cmd/studio and the end-to-end tests build the same App.
+// Package app wires the service together from its configuration, one
+// builder per role of a process: NewCore (the store, the blob store, the
+// events, the mailer and the shared services), NewAPI (the request-only
+// services, the HTTP server and the console) and NewWorker (the claim loop
+// and the loops beside it). cmd/studio composes the roles a command runs; New
+// builds them all, as `studio serve` runs and the end-to-end tests use.
 package app
 
 import (

@@ -1,0 +1,331 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"studio/internal/ai/openai"
+	"studio/internal/asset"
+	"studio/internal/billing"
+	"studio/internal/blob"
+	"studio/internal/blob/s3"
+	"studio/internal/brand"
+	"studio/internal/digest"
+	"studio/internal/engine"
+	"studio/internal/engine/fal"
+	"studio/internal/engine/imageapi"
+	"studio/internal/engine/local"
+	"studio/internal/events"
+	"studio/internal/imagemem"
+	"studio/internal/job"
+	"studio/internal/judge"
+	"studio/internal/ledger"
+	"studio/internal/mail"
+	"studio/internal/memory"
+	"studio/internal/notify"
+	"studio/internal/pack"
+	"studio/internal/sqlstore"
+	"studio/internal/support"
+	"studio/internal/sweep"
+	"studio/internal/webhook"
+	"studio/internal/webhook/sign"
+)
+
+// Core is what every role of a process shares: the store, the blob store,
+// the events publisher, the mailer, the engines, and the services both the
+// API and the workers call. NewAPI and NewWorker build their roles on it; a
+// process builds only the roles it runs.
+type Core struct {
+	Config  Config
+	DB      *sqlstore.DB
+	Blobs   blob.Store
+	Events  *events.Broker  // publish committed changes here, after commit
+	Relay   *events.PGRelay // on PostgreSQL: Notify inside the committing transaction; nil on SQLite
+	Engine  engine.Engine   // what submits are checked against and the workers develop with
+	Jobs    *job.Service
+	Judge   *judge.Service   // verdicts, redraws, takes, standing notes, opinions; JudgeNext is the judging step
+	Packs   *pack.Service    // batch downloads; its builder runs in the worker role
+	Hooks   *webhook.Service // outbound webhook endpoints; its senders run in the worker role
+	Desk    *support.Service // the help desk; its screenshot sweep runs in the worker role
+	Digest  *digest.Service  // the operators' analyst digest; its automatic run ticks in the worker role
+	Billing *billing.Service // money; the automatic top-ups a settle queued are charged in the worker role
+	Log     *slog.Logger
+	// Holds keeps this process's holder lease and voids stranded holds;
+	// API.Serve and Worker.Run start it once (keepHolds).
+	Holds     *sweep.Holds
+	holdsOnce sync.Once
+
+	opts       Options
+	now        func() time.Time
+	prices     ledger.Prices    // one live price table: the catalog, quotes, holds and charges all read it
+	decoding   *imagemem.Budget // one budget of decoded pixels for the process
+	ai         *openai.Client
+	classifier asset.Classifier // nil: classify=1 leaves uploads unclassified and free
+	fal        *fal.Engine      // nil unless FAL_KEY is set
+	pay        billing.Provider // nil unless BILLING_PROVIDER is set
+	assets     *asset.Service
+	pub        events.Publisher
+	announce   job.Announcer
+	notices    notify.Announcer
+	sender     mail.Sender // the letters: sign-up, seats, shares, the help desk's replies
+	memories   *memory.Service
+	brands     *brand.Service
+	// workers is this process's worker pool once NewWorker built one: a
+	// submit, a chained pipeline step or another instance's event wakes it.
+	workers atomic.Pointer[func()]
+}
+
+// NewCore opens the store (applying its migrations) and the blob store and
+// builds the shared services. Close releases them.
+func NewCore(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Core, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Now: now, PublicURL: cfg.PublicURL})
+	if err != nil {
+		return nil, err
+	}
+	// This process owns the holds of the calls it makes (lanes, readings)
+	// while its holder's lease lives (sweep.Holds, renewed by keepHolds).
+	holder := "p-" + uuid.Must(uuid.NewV7()).String()
+	db.SetHolder(holder)
+	holds := sweep.NewHolds(db, holder, cfg.JobLease, now, log)
+	if err := holds.Renew(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	blobs, err := openBlobs(ctx, cfg.BlobURL, cfg.DataDir)
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	c := &Core{Config: cfg, DB: db, Blobs: blobs, Log: log, Holds: holds, opts: opts, now: now,
+		prices: ledger.DefaultPrices(), decoding: imagemem.New(cfg.DecodeMB << 20)}
+	if err := c.build(ctx); err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
+}
+
+// build wires the shared services on the opened stores.
+func (c *Core) build(ctx context.Context) error {
+	cfg, db, log, now := c.Config, c.DB, c.Log, c.now
+	var err error
+	if c.sender, err = mailer(cfg, c); err != nil {
+		return err
+	}
+	// One client of the AI endpoint: DNA reads, the AI lanes and upload classification.
+	c.ai = openai.New(openai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel})
+	if cfg.AIBaseURL != "" {
+		c.classifier = &asset.VisionClassifier{AI: c.ai} // describe-item reads with it too
+	}
+	c.assets = asset.NewService(db, asset.Options{
+		Blobs: c.Blobs, Ledger: db, Prices: c.prices, Classifier: c.classifier, Calls: db, Decoding: c.decoding, Now: now, Log: log,
+	})
+	c.Events = events.NewBroker(events.Options{})
+	if cfg.DatabaseURL != "" {
+		// Several instances share PostgreSQL: relay events between them.
+		// Another instance's event wakes this one's workers: a job may be queued.
+		c.Relay, err = events.NewPGRelay(ctx, cfg.DatabaseURL, c.Events, log,
+			events.RelayOptions{Fetch: job.MessageAt(db), OnNotify: func(string) { c.wakeWorkers() }})
+		if err != nil {
+			return err
+		}
+	}
+	if c.Engine, c.fal, err = engines(cfg); err != nil {
+		return err
+	}
+	c.pub = events.Publisher{Broker: c.Events, Relay: c.Relay, DB: db.Pool(), Log: log}
+	c.announce = job.Announcer{Pub: c.pub, Log: log}
+	c.notices = notify.Announcer{Pub: c.pub, Log: log}
+	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, c.announce, now)
+	c.Packs = pack.NewService(db, c.Blobs, c.notices, pack.Options{Decoding: c.decoding, Now: now, Log: log})
+	c.Hooks = webhook.NewService(db, webhook.Options{Guard: c.opts.WebhookGuard, Now: now, Log: log})
+	var vision judge.Looker // nil: the local pixel judge alone
+	if v := judge.NewVision(c.ai); v != nil {
+		vision = v
+	}
+	c.Judge = judge.NewService(db, c.Jobs, c.Blobs, vision, c.prices, c.announce, c.notices,
+		judge.Options{Decoding: c.decoding, Calls: db, Now: now, Log: log})
+	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
+	if err != nil {
+		return err
+	}
+	c.Desk = support.NewService(db, support.Options{Blobs: c.Blobs, Retention: time.Duration(cfg.ShotDays) * 24 * time.Hour,
+		LinkSecret: shotKey, BridgeSecret: cfg.BridgeSecret, PublicURL: cfg.PublicURL, Mailer: c.sender, Now: now})
+	c.memories = memory.NewService(db, now)
+	c.brands = brand.NewService(db, brand.Options{AI: c.ai, Ledger: db, Calls: db, Decoding: c.decoding, Now: now, Log: log})
+	c.Digest = digest.NewService(db, c.ai, now)
+	if c.pay, err = paymentProvider(cfg, db, now); err != nil {
+		return err
+	}
+	c.Billing = billing.NewService(db, c.pay, billing.Options{Prices: c.prices, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
+	// A pipeline step that landed queued the next one in the same
+	// transaction: tell its socket, and wake the workers for it.
+	db.OnChained(func(ctx context.Context, j job.Job) {
+		c.announce.JobChanged(ctx, j)
+		c.wakeWorkers()
+	})
+	return nil
+}
+
+// wakeWorkers tells this process's workers, if it runs any, that a job
+// may be waiting.
+func (c *Core) wakeWorkers() {
+	if wake := c.workers.Load(); wake != nil {
+		(*wake)()
+	}
+}
+
+// keepHolds starts, once per process, the renewal of its holder's lease
+// and the sweep of stranded holds (at start, then every STUDIO_JOB_LEASE).
+func (c *Core) keepHolds(ctx context.Context) {
+	c.holdsOnce.Do(func() { go c.Holds.Run(ctx) })
+}
+
+// Close ends the job sockets and releases the event relay, the database
+// and the blob store.
+func (c *Core) Close() error {
+	if c.Events != nil {
+		c.Events.Close()
+	}
+	return errors.Join(c.Relay.Close(), c.DB.Close(), c.Blobs.Close())
+}
+
+// openBlobs returns the blob store blobURL names: the disk store in
+// <dataDir>/blobs when blobURL is empty, the S3 store for an s3:// URL (see
+// s3.ParseURL), an error for anything else. The caller closes the store.
+func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error) {
+	if blobURL == "" {
+		if dataDir == "" {
+			return nil, errors.New("blob: no BLOB_URL and no data dir")
+		}
+		return blob.NewDisk(filepath.Join(dataDir, "blobs"))
+	}
+	cfg, err := s3.ParseURL(blobURL)
+	if err != nil {
+		return nil, err
+	}
+	return s3.New(ctx, cfg)
+}
+
+// engines builds the develop engine: the local engine (with its lookbook
+// tool) always, the image endpoint engine in front of it when
+// AI_IMAGE_BASE_URL is set, and the fal engine in front of both when
+// FAL_KEY is set: each tool runs on the first that can perform it.
+func engines(cfg Config) (engine.Engine, *fal.Engine, error) {
+	chain := []engine.Engine{local.New(), local.NewLookbook()}
+	if cfg.AIImageBaseURL != "" {
+		img, err := imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel)
+		if err != nil {
+			return nil, nil, err
+		}
+		chain = append([]engine.Engine{img}, chain...)
+	}
+	if cfg.FalKey == "" {
+		return engine.Chain(chain...), nil, nil
+	}
+	f, err := fal.New(cfg.FalKey, cfg.FalURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return engine.Chain(append([]engine.Engine{f}, chain...)...), f, nil
+}
+
+// mailer builds the sender of letters: the test's, Resend, SMTP, or the
+// console (letters are kept in the email log either way). The test's tap,
+// when set, sees every letter the mailer delivered.
+func mailer(cfg Config, core *Core) (mail.Sender, error) {
+	db, now := core.DB, core.now
+	if core.opts.MailerFunc != nil {
+		return core.opts.MailerFunc(db), nil
+	}
+	m := &mail.Mailer{T: mail.Console{Logger: core.Log}, Log: db, Now: now, Tap: core.opts.MailTap}
+	switch {
+	case cfg.ResendAPIKey != "":
+		from := cfg.ResendFrom
+		if from == "" {
+			from = "Studio <studio@" + publicHost(cfg.PublicURL) + ">"
+		}
+		t, err := mail.NewResend(cfg.ResendAPIKey, from, cfg.ResendURL)
+		if err != nil {
+			return nil, err
+		}
+		m.T = t
+	case cfg.SMTPURL != "":
+		t, err := mail.NewSMTP(cfg.SMTPURL)
+		if err != nil {
+			return nil, err
+		}
+		m.T = t
+	}
+	return m, nil
+}
+
+// publicHost is the host of the public URL, for a default sender address.
+func publicHost(public string) string {
+	u, err := url.Parse(public)
+	if err != nil || u.Hostname() == "" {
+		return "localhost"
+	}
+	return u.Hostname()
+}
+
+// paymentProvider builds the provider BILLING_PROVIDER names (nil when
+// unset). The local test provider signs with BILLING_WEBHOOK_SECRET, or with
+// a secret generated once and kept in the data folder.
+func paymentProvider(cfg Config, db *sqlstore.DB, now func() time.Time) (billing.Provider, error) {
+	switch cfg.BillingProvider {
+	case "":
+		return nil, nil
+	case billing.Local:
+		secret := cfg.BillingWebhookSecret
+		if secret == "" {
+			var err error
+			if secret, err = keptSecret(filepath.Join(cfg.DataDir, "billing-webhook-secret")); err != nil {
+				return nil, fmt.Errorf("billing: %w", err)
+			}
+		}
+		return billing.NewLocal(billing.LocalOptions{Secret: secret, PublicURL: cfg.PublicURL, ReturnURL: cfg.WebOrigin + "/account", WebOrigin: cfg.WebOrigin,
+			Checkouts: func(ctx context.Context, id string) (billing.Checkout, error) {
+				return db.CheckoutAt(ctx, billing.Local, id)
+			},
+			Now: now})
+	case billing.Polar:
+		return billing.NewPolar(billing.PolarOptions{AccessToken: cfg.PolarAccessToken, BaseURL: cfg.PolarURL,
+			Products: cfg.PolarProducts, WebhookSecret: cfg.BillingWebhookSecret})
+	}
+	return nil, fmt.Errorf("billing: unknown provider %q", cfg.BillingProvider)
+}
+
+// keptSecret reads a webhook secret from path, writing a fresh one there
+// (readable by this user only) the first time.
+func keptSecret(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	s := sign.NewSecret()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another instance wrote it first
+		return keptSecret(path)
+	} else if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(s + "\n")
+	return s, errors.Join(err, f.Close())
+}
