@@ -232,7 +232,7 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) 
 		return auth.Principal{}, account.Session{}, err
 	}
 	if !safeMethod(r.Method) && !s.sameOrigin(r) {
-		return auth.Principal{}, account.Session{}, ErrBadOrigin
+		return auth.Principal{}, account.Session{}, s.badOrigin()
 	}
 	if class == PlatformAdmin && !p.PlatformAdmin {
 		return auth.Principal{}, account.Session{}, errs.Msg(errs.Forbidden, "This route is for platform administrators.")
@@ -252,6 +252,18 @@ func safeMethod(m string) bool {
 func (s *Server) sameOrigin(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	return o != "" && (o == s.cfg.PublicOrigin || o == s.cfg.WebOrigin)
+}
+
+// badOrigin is BAD_ORIGIN naming the Origin a cookie-signed request must
+// carry and the setting that decides it: a service moved to another
+// address without its public URL refuses its own pages, and says why.
+func (s *Server) badOrigin() error {
+	if s.cfg.WebOrigin == "" || s.cfg.WebOrigin == s.cfg.PublicOrigin {
+		return errs.Msg(ErrBadOrigin, fmt.Sprintf("The request's Origin is not this service's: a request signed in with a cookie must send Origin: %s (set by STUDIO_PUBLIC_URL).",
+			s.cfg.PublicOrigin))
+	}
+	return errs.Msg(ErrBadOrigin, fmt.Sprintf("The request's Origin is not this service's: a request signed in with a cookie must send Origin: %s or %s (set by STUDIO_PUBLIC_URL and WEB_ORIGIN).",
+		s.cfg.PublicOrigin, s.cfg.WebOrigin))
 }
 
 func (s *Server) setSessionCookie(w http.ResponseWriter, token string, sess account.Session) {

@@ -68,7 +68,7 @@ func (s *Server) jobSocket(w http.ResponseWriter, r *http.Request) error {
 	// A browser sends the cookie on any site's handshake: only our own
 	// pages may use it. A key is not ambient authority and needs no Origin.
 	if p.Cred == auth.CredSession && !s.sameOrigin(r) {
-		return ErrBadOrigin
+		return s.badOrigin()
 	}
 	if s.svc.Events == nil {
 		return errs.Wrap(errs.Internal, errors.New("job socket: no events broker"))

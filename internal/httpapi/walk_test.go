@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/app"
 	"studio/internal/apptest"
 	"studio/internal/auth"
 	"studio/internal/httpapi"
@@ -423,11 +424,13 @@ func TestBodiesRefused(t *testing.T) {
 
 // TestOriginChecked: a cookie-authenticated unsafe request from another
 // origin, or with none, is refused with BAD_ORIGIN on every route that
-// takes a session; a key needs no Origin.
+// takes a session, and the message names the Origin expected and the
+// setting that decides it; a key needs no Origin.
 func TestOriginChecked(t *testing.T) {
 	e := apptest.Engines(t)[0]
 	a := apptest.New(t, e)
 	owner := a.SignUp(t, "owner")
+	want := "send Origin: " + a.URL + " (set by STUDIO_PUBLIC_URL)"
 	for _, rt := range a.Server.Routes() {
 		if !rt.Class.Credentialed() || rt.Method == http.MethodGet {
 			continue
@@ -437,10 +440,29 @@ func TestOriginChecked(t *testing.T) {
 				req := samples[rt.Pattern()](t, a, owner)
 				c.Cookie = signIn(t, a, owner).Cookie
 				res := a.Do(t, rt.Method, req.path, c, req.body)
-				if res.Status != http.StatusForbidden || res.Code != "BAD_ORIGIN" {
-					t.Errorf("got %d %s; want 403 BAD_ORIGIN", res.Status, res.Body)
+				if res.Status != http.StatusForbidden || res.Code != "BAD_ORIGIN" || !strings.Contains(res.Map(t)["message"].(string), want) {
+					t.Errorf("got %d %s; want 403 BAD_ORIGIN saying %q", res.Status, res.Body, want)
 				}
 			})
+		}
+	}
+}
+
+// TestBadOriginNamesWebOrigin: with WEB_ORIGIN set apart from the public
+// URL, BAD_ORIGIN names both origins a signed-in request may send and both
+// settings, and either origin is taken.
+func TestBadOriginNamesWebOrigin(t *testing.T) {
+	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) { c.WebOrigin = "https://app.example.com" })
+	owner := a.SignUp(t, "owner")
+	cookie := signIn(t, a, owner).Cookie
+	want := "send Origin: " + a.URL + " or https://app.example.com (set by STUDIO_PUBLIC_URL and WEB_ORIGIN)"
+	res := a.Do(t, "POST", "/api/keys", apptest.Cred{Cookie: cookie, Origin: "https://evil.example"}, map[string]string{"name": "k"})
+	if res.Status != http.StatusForbidden || res.Code != "BAD_ORIGIN" || !strings.Contains(res.Map(t)["message"].(string), want) {
+		t.Errorf("got %d %s; want 403 BAD_ORIGIN saying %q", res.Status, res.Body, want)
+	}
+	for _, origin := range []string{a.URL, "https://app.example.com"} {
+		if res := a.Do(t, "POST", "/api/keys", apptest.Cred{Cookie: cookie, Origin: origin}, map[string]string{"name": "k"}); res.Status != http.StatusCreated {
+			t.Errorf("Origin %s: %d %s; want 201", origin, res.Status, res.Body)
 		}
 	}
 }
