@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -42,9 +43,15 @@ func ImportModels(ctx context.Context, cfg Config, dir string) (int, error) {
 
 // GrantTokens credits a user's personal house as the admin route does
 // (the same ledger rows; no granting user is recorded), opening only the
-// database: the studio tokens grant command of an installation's operator.
+// database, which must exist: the studio tokens grant command of an
+// installation's operator.
 func GrantTokens(ctx context.Context, cfg Config, in ledger.GrantRequest) (ledger.Granted, error) {
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Existing: true})
+	if errors.Is(err, sqlstore.ErrNoDatabase) {
+		// Run in another folder, it would grant to a database of its own
+		// that serve never reads (and find no user there).
+		return ledger.Granted{}, fmt.Errorf("no database in %s; run it where serve keeps its data, or set STUDIO_DATA_DIR", cfg.DataDir)
+	}
 	if err != nil {
 		return ledger.Granted{}, err
 	}

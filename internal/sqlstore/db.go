@@ -75,7 +75,15 @@ type Options struct {
 	DataDir     string           // where the SQLite file lives
 	Now         func() time.Time // the clock; time.Now when nil
 	PublicURL   string           // the service's public URL, for the jobs' absolute resultUrl ("" leaves it relative)
+	// Existing makes Open refuse, with ErrNoDatabase, an SQLite database
+	// that is not there yet rather than create it (and its folder): a
+	// command that only reads and writes an install's data.
+	Existing bool
 }
+
+// ErrNoDatabase is Open's answer, with Existing, where the data folder
+// holds no database.
+var ErrNoDatabase = errors.New("no database")
 
 const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 
@@ -116,10 +124,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		p.SetConnMaxIdleTime(5 * time.Minute)
 		db.w, db.r = p, p
 	} else {
+		path := filepath.Join(opts.DataDir, "studio.db")
+		if _, err := os.Stat(path); opts.Existing && errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w in %s", ErrNoDatabase, opts.DataDir)
+		}
 		if err := os.MkdirAll(opts.DataDir, 0o750); err != nil {
 			return nil, fmt.Errorf("create data dir: %w", err)
 		}
-		path := filepath.Join(opts.DataDir, "studio.db")
 		w, err := sql.Open("sqlite", "file:"+path+"?"+sqlitePragmas+"&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
