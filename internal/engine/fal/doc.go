@@ -14,8 +14,17 @@
 // URL's origin, and built as {base}/{owner}/{alias}/requests/{id}/... (the
 // model id without its subpath) otherwise, so the key never leaves the base
 // URL's origin; result files on a CDN are downloaded without it. A status
-// poll that fails by network, 429 or 5xx is retried (three in a row at most);
-// the submit is never retried, since a second one would be billed.
+// poll that fails by network, 429 or 5xx is retried (three in a row at most).
+// A submit answered 429 or 5xx (fal did not take it; fal bills no 5xx) is
+// sent again with engine.Backoff (waits doubling from 1 s, or what
+// Retry-After asks, 4 tries at most), never past the context's deadline,
+// which also rides as X-Fal-Request-Timeout; a submit that failed any other
+// way is not sent again, since fal may have taken it. A request fal took
+// that then fails before fal finished it (status polls that keep failing, a
+// status outside the protocol) is cancelled as when ctx ends (PUT
+// cancel_url), so that fal neither runs nor bills it. Failures read as
+// every provider's (engine.Upstream: a refused key names FAL_KEY, a 403
+// "Exhausted balance" is out of credit) and carry their code.
 //
 // Inputs are validated as the local engine does (engine.Validate, plus a
 // header probe of each image, engine.ProbeInput) before anything is spent, and sent as base64

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,9 @@ const (
 	maxJSONBytes  = 8 << 20
 )
 
+// Upstream is fal in the words of a failed develop.
+var Upstream = engine.Upstream{Name: "fal", Setting: "FAL_KEY"}
+
 // Engine is the fal.ai queue engine. It is safe for concurrent use.
 type Engine struct {
 	key     string
@@ -38,6 +42,7 @@ type Engine struct {
 	models  map[string]string
 	pollMin time.Duration
 	pollMax time.Duration
+	backoff engine.Backoff
 }
 
 // Option configures an Engine.
@@ -51,6 +56,11 @@ func WithModels(m map[string]string) Option {
 // WithPolling sets the first status poll delay and the largest one the backoff grows to.
 func WithPolling(first, most time.Duration) Option {
 	return func(e *Engine) { e.pollMin, e.pollMax = first, max(first, most) }
+}
+
+// WithBackoff replaces the submit's backoff (engine.DefaultBackoff).
+func WithBackoff(b engine.Backoff) Option {
+	return func(e *Engine) { e.backoff = b }
 }
 
 // New returns the fal engine for an API key. baseURL is the queue endpoint,
@@ -73,6 +83,7 @@ func New(key, baseURL string, opts ...Option) (*Engine, error) {
 		models:  maps.Clone(DefaultModels),
 		pollMin: 250 * time.Millisecond,
 		pollMax: 3 * time.Second,
+		backoff: engine.DefaultBackoff,
 	}
 	for _, o := range opts {
 		o(e)
@@ -204,19 +215,67 @@ func (e *Engine) do(ctx context.Context, tool string, c call) (file, error) {
 	if err != nil {
 		return file{}, engine.ProviderError(tool, "The request for fal could not be encoded.", err)
 	}
-	var q queued
-	if err := e.call(ctx, tool, http.MethodPost, e.base.JoinPath(c.model).String(), body, &q); err != nil {
-		if ctx.Err() != nil {
-			return file{}, fmt.Errorf("fal: submit stopped: %w", ctx.Err())
-		}
+	q, err := e.submit(ctx, tool, c.model, body)
+	if err != nil {
 		return file{}, err
-	}
-	if q.RequestID == "" {
-		return file{}, engine.ProviderError(tool, "fal accepted the request without a request id.", nil)
 	}
 	statusURL := e.queueURL(q.StatusURL, c.model, q.RequestID, "status")
 	responseURL := e.queueURL(q.ResponseURL, c.model, q.RequestID, "")
 	cancelURL := e.queueURL(q.CancelURL, c.model, q.RequestID, "cancel")
+	done, err := e.await(ctx, tool, statusURL)
+	switch {
+	case ctx.Err() != nil:
+		return file{}, e.cancel(ctx, cancelURL, q.RequestID)
+	case err != nil && !done:
+		// fal took the request and may still run it: tell it to stop,
+		// so that it neither runs nor bills it.
+		e.tellCancel(ctx, cancelURL)
+		return file{}, err
+	case err != nil:
+		return file{}, err
+	}
+	return e.response(ctx, tool, responseURL)
+}
+
+// submit posts one request to model's queue and returns fal's answer. An
+// answer of 429 or 5xx (fal did not take the request) is tried again
+// with the engine's backoff, honouring Retry-After, while the context's
+// deadline allows. The deadline left rides as X-Fal-Request-Timeout (fal
+// docs, "Platform headers"): fal drops a request no runner has started
+// by then.
+func (e *Engine) submit(ctx context.Context, tool, model string, body []byte) (queued, error) {
+	var q queued
+	header := http.Header{}
+	for tries := 1; ; tries++ {
+		if end, ok := ctx.Deadline(); ok {
+			header.Set("X-Fal-Request-Timeout", strconv.FormatFloat(max(0.2, time.Until(end).Seconds()), 'f', 1, 64))
+		}
+		err := e.send(ctx, tool, http.MethodPost, e.base.JoinPath(model).String(), body, header, &q)
+		if ctx.Err() != nil {
+			return queued{}, fmt.Errorf("fal: submit stopped: %w", ctx.Err())
+		}
+		he, busy := errors.AsType[*httpError](err)
+		busy = busy && engine.Retryable(he.status)
+		switch {
+		case err == nil && q.RequestID == "":
+			return queued{}, Upstream.Failed(tool, "it took the request without a request id", nil)
+		case err == nil:
+			return q, nil
+		case !busy:
+			return queued{}, err
+		case !e.backoff.Again(ctx, tries, he.retryAfter):
+			if ctx.Err() != nil {
+				return queued{}, fmt.Errorf("fal: submit stopped: %w", ctx.Err())
+			}
+			return queued{}, Upstream.Busy(tool, he.status, tries, he)
+		}
+	}
+}
+
+// await polls a request's status until fal says COMPLETED, or ctx ends;
+// done says whether fal finished the request (completed, with or without
+// an error): one that did not may still run, and the caller cancels it.
+func (e *Engine) await(ctx context.Context, tool, statusURL string) (done bool, err error) {
 
 	wait := e.pollMin
 	failures := 0
@@ -225,29 +284,29 @@ func (e *Engine) do(ctx context.Context, tool string, c call) (file, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return file{}, e.cancel(ctx, cancelURL, q.RequestID)
+			return false, ctx.Err()
 		case <-timer.C:
 		}
 		var st status
 		err := e.call(ctx, tool, http.MethodGet, statusURL, nil, &st)
 		switch {
 		case ctx.Err() != nil:
-			return file{}, e.cancel(ctx, cancelURL, q.RequestID)
+			return false, ctx.Err()
 		case err != nil && transient(err) && failures < 3:
 			failures++
 		case err != nil:
-			return file{}, err
+			return false, err
 		default:
 			failures = 0
 			switch st.Status {
 			case "IN_QUEUE", "IN_PROGRESS":
 			case "COMPLETED":
 				if st.Error != "" {
-					return file{}, engine.ProviderError(tool, "fal could not complete the request.", fmt.Errorf("%s: %s", cmpOr(st.ErrorType, "error"), st.Error))
+					return true, Upstream.Failed(tool, "", fmt.Errorf("%s: %s", cmpOr(st.ErrorType, "error"), st.Error))
 				}
-				return e.response(ctx, tool, responseURL)
+				return true, nil
 			default:
-				return file{}, engine.ProviderError(tool, "fal reported the request as "+strings.ToLower(st.Status)+".", fmt.Errorf("status %q", st.Status))
+				return false, Upstream.Failed(tool, "it reported the request as "+strings.ToLower(st.Status), fmt.Errorf("status %q", st.Status))
 			}
 		}
 		wait = min(e.pollMax, wait*3/2)
@@ -269,13 +328,21 @@ func (e *Engine) response(ctx context.Context, tool, responseURL string) (file, 
 	}
 	f, ok := out.file()
 	if !ok {
-		return file{}, engine.ProviderError(tool, "fal's output has no image or video.", nil)
+		return file{}, Upstream.BadResult(tool, "its output has no image or video", nil)
 	}
 	return f, nil
 }
 
 // cancel asks fal to cancel a request after ctx ended, and returns the error Run reports.
 func (e *Engine) cancel(ctx context.Context, cancelURL, id string) error {
+	e.tellCancel(ctx, cancelURL)
+	return fmt.Errorf("fal: request %s cancelled: %w", id, ctx.Err())
+}
+
+// tellCancel sends PUT cancel_url (fal docs, "Cancel a request": a queued
+// request is removed, a running one told to stop), whatever ctx says, for
+// at most 10 s; its answer changes nothing.
+func (e *Engine) tellCancel(ctx context.Context, cancelURL string) {
 	cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer stop()
 	req, err := http.NewRequestWithContext(cctx, http.MethodPut, cancelURL, nil)
@@ -286,13 +353,13 @@ func (e *Engine) cancel(ctx context.Context, cancelURL, id string) error {
 			res.Body.Close()
 		}
 	}
-	return fmt.Errorf("fal: request %s cancelled: %w", id, ctx.Err())
 }
 
 // httpError is a non-2xx answer from fal.
 type httpError struct {
-	status int
-	detail string
+	status     int
+	detail     string
+	retryAfter time.Duration // what its Retry-After asked, 0 when nothing
 }
 
 func (h *httpError) Error() string { return fmt.Sprintf("fal answered %d: %s", h.status, h.detail) }
@@ -309,6 +376,11 @@ func transient(err error) bool {
 // call sends one authorised JSON request and decodes a 2xx answer into out.
 // Its errors are provider faults (wrapping an *httpError for non-2xx).
 func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, out any) error {
+	return e.send(ctx, tool, method, u, body, nil, out)
+}
+
+// send is call with further headers.
+func (e *Engine) send(ctx context.Context, tool, method, u string, body []byte, header http.Header, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -317,6 +389,9 @@ func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, 
 	if err != nil {
 		return engine.ProviderError(tool, "The fal request could not be made.", err)
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	req.Header.Set("Authorization", "Key "+e.key)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -324,7 +399,7 @@ func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, 
 	}
 	res, err := e.client.Do(req)
 	if err != nil {
-		return engine.ProviderError(tool, "fal could not be reached.", err)
+		return Upstream.Unsent(tool, e.client.Timeout, err)
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxJSONBytes))
@@ -332,11 +407,16 @@ func (e *Engine) call(ctx context.Context, tool, method, u string, body []byte, 
 		return engine.ProviderError(tool, "fal's answer could not be read.", err)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		he := &httpError{status: res.StatusCode, detail: detailOf(data)}
-		if res.StatusCode < 500 && slices.Contains(detailTypes(data), "content_policy_violation") {
+		he := &httpError{status: res.StatusCode, detail: detailOf(data), retryAfter: engine.RetryAfter(res.Header, time.Now())}
+		switch {
+		case res.StatusCode < 500 && slices.Contains(detailTypes(data), "content_policy_violation"):
 			return refusal(tool, he)
+		case res.StatusCode == http.StatusForbidden && strings.Contains(strings.ToLower(he.detail), "balance"):
+			// "User is locked. Reason: Exhausted balance. Top up your
+			// balance at fal.ai/dashboard/billing."
+			return Upstream.OutOfCredit(tool, he)
 		}
-		return engine.ProviderError(tool, fmt.Sprintf("fal answered %d.", res.StatusCode), he)
+		return Upstream.Answered(tool, res.StatusCode, he)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return engine.ProviderError(tool, "fal's answer is not the expected JSON.", err)
@@ -393,7 +473,7 @@ func detailTypes(data []byte) []string {
 // refusal is fal's safety check refusing a request or its picture: an
 // input fault (the same request would be refused again).
 func refusal(tool string, cause error) error {
-	return engine.InputError(tool, "fal's safety check refused this picture, so no frame was made. Nothing was charged.", cause)
+	return Upstream.Refused(tool, cause)
 }
 
 // queueURL returns given when it is on the base's origin, else the URL built
@@ -434,7 +514,7 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	}
 	img, err := picture.Decode(data)
 	if err != nil {
-		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result is not an image we can read.", err)
+		return engine.Result{}, Upstream.BadResult(r.Tool, "it is not an image we can read", err)
 	}
 	res, err := engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
 	if err != nil {

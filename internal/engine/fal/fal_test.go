@@ -2,6 +2,7 @@ package fal_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -41,6 +42,8 @@ type fakeQueue struct {
 	submits   []submit
 	polls     map[string]int
 	cancels   []string
+	tries     int             // submits answered, refused ones included
+	waits     []time.Duration // the backoff's waits between submits
 	cdnAuth   []string
 	foreign   bool // answer the submit with URLs on another origin
 	behaviour func(model string, input map[string]any) behaviour
@@ -56,6 +59,9 @@ type submit struct {
 // behaviour is how the fake answers one request.
 type behaviour struct {
 	submitStatus int      // non-zero: answer the submit with this status
+	submitFails  int      // with submitStatus: only the first this many submits (0: all)
+	retryAfter   string   // the refused submit's Retry-After
+	submitDetail string   // the refused submit's detail (default "submit refused")
 	statuses     []string // the status answered on each poll; the last repeats
 	statusErrs   int      // answer this many polls with 500 first
 	errorText    string   // COMPLETED carries this error
@@ -71,8 +77,16 @@ func newFakeQueue(t *testing.T) *fakeQueue {
 	return q
 }
 
+// engine is the fal engine on the fake queue, polling fast; its submit
+// backoff waits nothing and records the waits it was asked (q.waits).
 func (q *fakeQueue) engine(t *testing.T, opts ...fal.Option) *fal.Engine {
-	e, err := fal.New(testKey, q.srv.URL, append([]fal.Option{fal.WithPolling(2*time.Millisecond, 10*time.Millisecond)}, opts...)...)
+	fast := engine.Backoff{Tries: 4, First: time.Second, Most: 8 * time.Second, Sleep: func(_ context.Context, d time.Duration) error {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.waits = append(q.waits, d)
+		return nil
+	}}
+	e, err := fal.New(testKey, q.srv.URL, append([]fal.Option{fal.WithPolling(2*time.Millisecond, 10*time.Millisecond), fal.WithBackoff(fast)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +111,12 @@ func (q *fakeQueue) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		b := q.behaviour(path, input)
-		if b.submitStatus != 0 {
-			writeJSON(w, b.submitStatus, map[string]any{"detail": "submit refused"})
+		q.tries++
+		if b.submitStatus != 0 && (b.submitFails == 0 || q.tries <= b.submitFails) {
+			if b.retryAfter != "" {
+				w.Header().Set("Retry-After", b.retryAfter)
+			}
+			writeJSON(w, b.submitStatus, map[string]any{"detail": cmp.Or(b.submitDetail, "submit refused")})
 			return
 		}
 		q.seq++

@@ -61,8 +61,8 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, err
 	}
 	if !lookbrief.Fits(asked, w, h) || max(w, h) < lookbrief.MinEdge {
-		return engine.Result{}, engine.ProviderError(r.Tool, fmt.Sprintf(
-			"The look model answered a %dx%d picture, not the %s frame it was asked for. Nothing was charged.", w, h, asked), nil)
+		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
+			"the look model answered a %dx%d picture, not the %s frame it was asked for", w, h, asked), nil)
 	}
 	if long := max(w, h); long*100 < b.LongEdge()*97 && e.models["upscale"] != "" {
 		scale := 4
@@ -79,8 +79,8 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 			return engine.Result{}, err
 		}
 		if !lookbrief.Fits(asked, w, h) {
-			return engine.Result{}, engine.ProviderError(r.Tool, fmt.Sprintf(
-				"The restoration pass answered a %dx%d picture, not the %s frame it was given. Nothing was charged.", w, h, asked), nil)
+			return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
+				"the restoration pass answered a %dx%d picture, not the %s frame it was given", w, h, asked), nil)
 		}
 	}
 	res, err := engine.FinishSized(img, b.Width, b.Height)
@@ -98,7 +98,7 @@ func (e *Engine) fetchImage(ctx context.Context, tool, u string) (*image.NRGBA, 
 	}
 	img, err := picture.Decode(data)
 	if err != nil {
-		return nil, 0, 0, engine.ProviderError(tool, "fal's result is not an image we can read.", err)
+		return nil, 0, 0, Upstream.BadResult(tool, "it is not an image we can read", err)
 	}
 	return img, img.Rect.Dx(), img.Rect.Dy(), nil
 }

@@ -31,13 +31,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -58,13 +58,21 @@ var Sizes = []string{"1024x1024", "1536x1024", "1024x1536"}
 // tools are the tools the engine performs.
 var tools = []string{"generate-character", lookbrief.Tool}
 
+// Upstream is the endpoint in the words of a failed develop.
+var Upstream = engine.Upstream{Name: "The image endpoint", Setting: "AI_IMAGE_API_KEY"}
+
 // Engine is the image endpoint engine. It is safe for concurrent use.
 type Engine struct {
-	base   *url.URL
-	key    string
-	model  string
-	client *http.Client
+	base    *url.URL
+	key     string
+	model   string
+	client  *http.Client
+	backoff engine.Backoff
 }
+
+// SetBackoff replaces the request's backoff (engine.DefaultBackoff); call
+// it before the engine is used.
+func (e *Engine) SetBackoff(b engine.Backoff) { e.backoff = b }
 
 // New returns the engine for an endpoint; model is DefaultModel when empty.
 func New(baseURL, key, model string) (*Engine, error) {
@@ -75,7 +83,7 @@ func New(baseURL, key, model string) (*Engine, error) {
 	if strings.TrimSpace(model) == "" {
 		model = DefaultModel
 	}
-	return &Engine{base: u, key: key, model: model, client: &http.Client{Timeout: 5 * time.Minute}}, nil
+	return &Engine{base: u, key: key, model: model, client: &http.Client{Timeout: 5 * time.Minute}, backoff: engine.DefaultBackoff}, nil
 }
 
 // Name is "image-api".
@@ -140,8 +148,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if !lookbrief.Fits(strings.Replace(size, "x", ":", 1), w, h) || max(w, h) < lookbrief.MinEdge {
-		return engine.Result{}, engine.ProviderError(r.Tool, fmt.Sprintf(
-			"The image endpoint answered a %dx%d picture, not the %s it was asked for. Nothing was charged.", w, h, size), nil)
+		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf("a %dx%d picture, not the %s it was asked for", w, h, size), nil)
 	}
 	var res engine.Result
 	if r.Tool == lookbrief.Tool {
@@ -201,8 +208,36 @@ func (e *Engine) endpoint(path string) string {
 }
 
 // ask sends one edit (with images) or generation (without) and returns the
-// first image's bytes.
+// first image's bytes. An answer of 429 (a rate limit, not a spent quota)
+// or 5xx is asked again with the engine's backoff, honouring Retry-After,
+// while ctx's deadline allows: the endpoint did not make the picture.
 func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, size string) ([]byte, error) {
+	for tries := 1; ; tries++ {
+		data, after, err := e.askOnce(ctx, tool, prompt, images, size)
+		he, busy := errors.AsType[*busyError](err)
+		if !busy {
+			return data, err
+		}
+		if !e.backoff.Again(ctx, tries, after) {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("imageapi: stopped: %w", ctx.Err())
+			}
+			return nil, Upstream.Busy(tool, he.status, tries, he.cause)
+		}
+	}
+}
+
+// busyError is an answer worth asking again: 429 for a rate limit, or 5xx.
+type busyError struct {
+	status int
+	cause  error
+}
+
+func (b *busyError) Error() string { return b.cause.Error() }
+
+// askOnce is one try of ask; a busy answer is a *busyError with what its
+// Retry-After asked.
+func (e *Engine) askOnce(ctx context.Context, tool, prompt string, images [][]byte, size string) ([]byte, time.Duration, error) {
 	var (
 		body  bytes.Buffer
 		ctype string
@@ -213,7 +248,7 @@ func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, 
 		mw := multipart.NewWriter(&body)
 		for k, v := range map[string]string{"model": e.model, "prompt": prompt, "size": size, "n": "1"} {
 			if err := mw.WriteField(k, v); err != nil {
-				return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+				return nil, 0, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
 			}
 		}
 		for i, img := range images {
@@ -226,22 +261,22 @@ func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, 
 				_, err = pw.Write(img)
 			}
 			if err != nil {
-				return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+				return nil, 0, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
 			}
 		}
 		if err := mw.Close(); err != nil {
-			return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+			return nil, 0, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
 		}
 		ctype = mw.FormDataContentType()
 	} else {
 		if err := json.NewEncoder(&body).Encode(map[string]any{"model": e.model, "prompt": prompt, "size": size, "n": 1}); err != nil {
-			return nil, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
+			return nil, 0, engine.ProviderError(tool, "The request for the image endpoint could not be encoded.", err)
 		}
 		ctype = "application/json"
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint(path), &body)
 	if err != nil {
-		return nil, engine.ProviderError(tool, "The image endpoint request could not be made.", err)
+		return nil, 0, engine.ProviderError(tool, "The image endpoint request could not be made.", err)
 	}
 	req.Header.Set("Content-Type", ctype)
 	req.Header.Set("Accept", "application/json")
@@ -251,17 +286,17 @@ func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, 
 	res, err := e.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("imageapi: stopped: %w", ctx.Err())
+			return nil, 0, fmt.Errorf("imageapi: stopped: %w", ctx.Err())
 		}
-		return nil, engine.ProviderError(tool, "The image endpoint could not be reached.", err)
+		return nil, 0, Upstream.Unsent(tool, e.client.Timeout, err)
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes))
 	if err != nil {
-		return nil, engine.ProviderError(tool, "The image endpoint's answer could not be read.", err)
+		return nil, 0, engine.ProviderError(tool, "The image endpoint's answer could not be read.", err)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, failure(tool, res.StatusCode, data)
+		return nil, engine.RetryAfter(res.Header, time.Now()), failure(tool, res.StatusCode, data)
 	}
 	var out struct {
 		Data []struct {
@@ -270,19 +305,20 @@ func (e *Engine) ask(ctx context.Context, tool, prompt string, images [][]byte, 
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, engine.ProviderError(tool, "The image endpoint's answer is not the expected JSON.", err)
+		return nil, 0, engine.ProviderError(tool, "The image endpoint's answer is not the expected JSON.", err)
 	}
 	if len(out.Data) == 0 || (out.Data[0].B64JSON == "" && out.Data[0].URL == "") {
-		return nil, engine.ProviderError(tool, "The image endpoint's answer has no image.", nil)
+		return nil, 0, engine.ProviderError(tool, "The image endpoint's answer has no image.", nil)
 	}
 	if b := out.Data[0].B64JSON; b != "" {
 		img, err := base64.StdEncoding.DecodeString(b)
 		if err != nil {
-			return nil, engine.ProviderError(tool, "The image endpoint's image is not base64.", err)
+			return nil, 0, engine.ProviderError(tool, "The image endpoint's image is not base64.", err)
 		}
-		return img, nil
+		return img, 0, nil
 	}
-	return e.download(ctx, tool, out.Data[0].URL)
+	img, err := e.download(ctx, tool, out.Data[0].URL)
+	return img, 0, err
 }
 
 // apiError is the endpoint's error body: {"error": {message, type, code}}.
@@ -301,16 +337,17 @@ func failure(tool string, status int, data []byte) error {
 	_ = json.Unmarshal(data, &ae)
 	code := fmt.Sprint(ae.Error.Code)
 	cause := fmt.Errorf("image endpoint answered %d: %s (%s)", status, ae.Error.Message, code)
-	if code == "moderation_blocked" || code == "content_policy_violation" || ae.Error.Type == "image_generation_user_error" && strings.Contains(strings.ToLower(ae.Error.Message), "safety") {
-		return engine.InputError(tool, "The image endpoint's safety system refused this picture, so no frame was made. Nothing was charged.", cause)
+	switch {
+	case code == "moderation_blocked" || code == "content_policy_violation" || ae.Error.Type == "image_generation_user_error" && strings.Contains(strings.ToLower(ae.Error.Message), "safety"):
+		return Upstream.Refused(tool, cause)
+	case code == "insufficient_quota" || code == "billing_hard_limit_reached" || ae.Error.Type == "insufficient_quota":
+		// OpenAI answers a spent quota 429 insufficient_quota: not worth
+		// asking again.
+		return Upstream.OutOfCredit(tool, cause)
+	case engine.Retryable(status):
+		return &busyError{status: status, cause: cause}
 	}
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return engine.ProviderError(tool, "The image endpoint refused our key.", cause)
-	case http.StatusTooManyRequests:
-		return engine.ProviderError(tool, "The image endpoint is busy or out of credit.", cause)
-	}
-	return engine.ProviderError(tool, "The image endpoint answered "+strconv.Itoa(status)+".", cause)
+	return Upstream.Answered(tool, status, cause)
 }
 
 // download fetches a result URL: a data URL, or http(s) (the key only to

@@ -9,8 +9,10 @@ import (
 	"image/jpeg"
 	"image/png"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"studio/internal/ai/aitest"
 	"studio/internal/engine"
@@ -82,15 +84,15 @@ func TestRun(t *testing.T) {
 			words: []string{"The same person as a full-length fashion model"}},
 		{name: "an answer of the wrong size fails", tool: "lookbook", inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: top}},
 			params: map[string]string{"key": "lock"}, tier: ledger.Tier1K, shape: &engine.Shape{Width: 1080, Height: 1350}, answer: aitest.ImageAnswer{Image: square},
-			path: "/v1/images/edits", images: [][]byte{model, top}, size: "1024x1536", fail: "answered a 1024x1024 picture, not the 1024x1536 it was asked for. Nothing was charged."},
+			path: "/v1/images/edits", images: [][]byte{model, top}, size: "1024x1536", fail: "result is not what lookbook makes: a 1024x1024 picture, not the 1024x1536 it was asked for. Nothing was charged."},
 		{name: "a safety refusal fails", tool: "lookbook", inputs: []engine.Input{{Role: "model", Data: model}, {Role: "item", Data: top}},
 			params: map[string]string{"key": "lock"}, tier: ledger.Tier1K,
 			answer: aitest.ImageAnswer{Err: &aitest.Error{Status: http.StatusBadRequest, Type: "image_generation_user_error", Code: "moderation_blocked",
 				Message: "Your request was rejected as a result of our safety system."}},
-			path: "/v1/images/edits", images: [][]byte{model, top}, size: "1024x1536", fail: "safety system refused this picture", input: true},
+			path: "/v1/images/edits", images: [][]byte{model, top}, size: "1024x1536", fail: "safety check refused this picture", input: true},
 		{name: "a server error is the provider's", tool: "generate-character", params: map[string]string{"prompt": "x"}, tier: ledger.Tier1K,
 			answer: aitest.ImageAnswer{Err: &aitest.Error{Status: http.StatusInternalServerError, Type: "server_error", Message: "boom"}},
-			path:   "/v1/images/generations", size: "1024x1024", fail: "The image endpoint answered 500."},
+			path:   "/v1/images/generations", size: "1024x1024", fail: "The image endpoint was busy: it answered 500. Nothing was charged."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,6 +103,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			e.SetBackoff(engine.Backoff{Tries: 1})
 			res, err := e.Run(context.Background(), engine.Request{Tool: c.tool, Inputs: c.inputs, Params: c.params, Tier: c.tier, Shape: c.shape})
 			edits := srv.Edits()
 			if len(edits) != 1 {
@@ -157,12 +160,15 @@ func TestFailures(t *testing.T) {
 		name   string
 		key    string
 		answer aitest.ImageAnswer
+		code   string
 		fail   string
 	}{
-		{"an answer that is not a picture", "img-key", aitest.ImageAnswer{Image: []byte("not an image")}, "The image endpoint's answer is not an image we can read."},
-		{"out of credit", "img-key", aitest.ImageAnswer{Err: aitest.OutOfCredit()}, "The image endpoint is busy or out of credit."},
-		{"a refused key", "wrong-key", aitest.ImageAnswer{Image: model}, "The image endpoint refused our key."},
-		{"a bad request", "img-key", aitest.ImageAnswer{Err: &aitest.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "Invalid size."}}, "The image endpoint answered 400."},
+		{"an answer that is not a picture", "img-key", aitest.ImageAnswer{Image: []byte("not an image")}, "", "The image endpoint's answer is not an image we can read."},
+		{"out of credit", "img-key", aitest.ImageAnswer{Err: aitest.OutOfCredit()}, engine.CodeOutOfCredit,
+			"The image endpoint says our account there is out of credit. Nothing was charged."},
+		{"a refused key", "wrong-key", aitest.ImageAnswer{Image: model}, engine.CodeKeyRefused, "The image endpoint refused our key (check AI_IMAGE_API_KEY). Nothing was charged."},
+		{"a bad request", "img-key", aitest.ImageAnswer{Err: &aitest.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "Invalid size."}},
+			engine.CodeRejected, "The image endpoint refused the request as invalid (it answered 400). Nothing was charged."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,8 +182,8 @@ func TestFailures(t *testing.T) {
 			_, err = e.Run(context.Background(), engine.Request{Tool: "generate-character", Tier: ledger.Tier1K,
 				Inputs: []engine.Input{{Role: "image", Data: model}}})
 			fe, ok := errors.AsType[*engine.Error](err)
-			if !ok || fe.Reason != c.fail || !engine.IsProvider(err) {
-				t.Fatalf("err = %v; want a provider fault saying %q", err, c.fail)
+			if !ok || fe.Reason != c.fail || fe.Code != c.code || !engine.IsProvider(err) {
+				t.Fatalf("err = %v; want a provider fault %s saying %q", err, c.code, c.fail)
 			}
 		})
 	}
@@ -210,3 +216,57 @@ func TestEngine(t *testing.T) {
 }
 
 func errorsIsUnsupported(err error) bool { return errors.Is(err, engine.ErrUnsupported) }
+
+// TestRetries: an answer of 429 for a rate limit or 5xx is asked again
+// after what retry-after-ms asks, else a doubling wait, and the picture
+// lands once; a spent quota (429 insufficient_quota) is not asked again;
+// busy through every try fails PROVIDER_BUSY.
+func TestRetries(t *testing.T) {
+	square := solid(t, 1024, 1024, color.NRGBA{200, 40, 40, 255}, pngOf)
+	limited := &aitest.Error{Status: http.StatusTooManyRequests, Type: "requests", Code: "rate_limit_exceeded", Message: "Rate limit reached.", RetryAfterMs: 1500}
+	down := &aitest.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "overloaded"}
+	cases := []struct {
+		name      string
+		answers   []aitest.ImageAnswer
+		wantAsked int
+		wantWaits []time.Duration
+		wantCode  string
+	}{
+		{"a rate limit then the picture", []aitest.ImageAnswer{{Err: limited}, {Image: square}}, 2, []time.Duration{1500 * time.Millisecond}, ""},
+		{"two 503 then the picture", []aitest.ImageAnswer{{Err: down}, {Err: down}, {Image: square}}, 3, []time.Duration{time.Second, 2 * time.Second}, ""},
+		{"a spent quota", []aitest.ImageAnswer{{Err: aitest.OutOfCredit()}}, 1, nil, engine.CodeOutOfCredit},
+		{"busy through every try", []aitest.ImageAnswer{{Err: down}, {Err: down}, {Err: down}}, 3, []time.Duration{time.Second, 2 * time.Second}, engine.CodeBusy},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := aitest.New(t)
+			srv.RequireKey("img-key")
+			srv.AnswerImage(c.answers...)
+			e, err := imageapi.New(srv.URL, "img-key", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var waits []time.Duration
+			e.SetBackoff(engine.Backoff{Tries: 3, First: time.Second, Most: 8 * time.Second, Sleep: func(_ context.Context, d time.Duration) error {
+				waits = append(waits, d)
+				return nil
+			}})
+			_, err = e.Run(context.Background(), engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "1:1"}})
+			if got := len(srv.Edits()); got != c.wantAsked {
+				t.Errorf("asked %d times; want %d", got, c.wantAsked)
+			}
+			if !slices.Equal(waits, c.wantWaits) {
+				t.Errorf("waits %v; want %v", waits, c.wantWaits)
+			}
+			if c.wantCode == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if fe, ok := errors.AsType[*engine.Error](err); !ok || fe.Code != c.wantCode {
+				t.Fatalf("err = %v; want %s", err, c.wantCode)
+			}
+		})
+	}
+}
