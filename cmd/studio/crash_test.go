@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 }
 
 // startChild runs the program on dir and addr (SQLite, a one-second job
-// lease); env adds or overrides settings.
+// lease); env adds or overrides settings. The child is killed when the test
+// ends, if the test did not stop it, or when the test binary dies.
 func startChild(t *testing.T, dir, addr string, logs io.Writer, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve")
@@ -38,9 +39,17 @@ func startChild(t *testing.T, dir, addr string, logs io.Writer, env ...string) *
 		"STUDIO_PUBLIC_URL=http://"+addr, "STUDIO_WORKERS=1", "STUDIO_JOB_LEASE=1s", "DATABASE_URL=")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logs, logs
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails before it stopped the child (Fatal) leaves it to this.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if res, err := http.Get("http://" + addr + "/health"); err == nil {

@@ -55,6 +55,7 @@ func TestSeveralInstances(t *testing.T) {
 			"STUDIO_ADDR="+cmp.Or(addr, freeAddr(t)), "STUDIO_PUBLIC_URL=http://"+cmp.Or(addr, "127.0.0.1:1"), "STUDIO_WORKERS=1")
 		cmd.Env = append(cmd.Env, env...)
 		cmd.Stdout, cmd.Stderr = logs, logs
+		dieWithTest(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

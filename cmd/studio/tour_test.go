@@ -91,6 +91,7 @@ func TestReadmeTour(t *testing.T) {
 	serve.Dir, serve.Env, serve.Stdout, serve.Stderr = work, env, &serveLog, &serveLog
 	serve.Cancel = func() error { return serve.Process.Signal(os.Interrupt) }
 	serve.WaitDelay = 30 * time.Second
+	dieWithTest(serve)
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
