@@ -100,6 +100,7 @@ type Portal struct {
 	House          string
 	CustomerID     string
 	SubscriptionID string
+	PriceCents     int64 // the subscription's price a period (the local provider's portal charges it on renew)
 	ReturnURL      string
 }
 
@@ -128,10 +129,12 @@ type Event struct {
 	CheckoutID     string // the provider's checkout id (a purchase or a first payment)
 	SubscriptionID string
 	CustomerID     string
-	Renewal        bool // order.paid: a renewal of a running subscription
-	AmountCents    int64
+	Renewal        bool      // order.paid: a renewal of a running subscription
+	AmountCents    int64     // order.paid: what was paid for the price, in the currency's cents (-1 when not said)
+	Currency       string    // order.paid: lower case, e.g. "usd"
 	PeriodEnd      time.Time // order.paid for a subscription: when the paid period ends
 	EndsAt         time.Time // subscription.canceled: when it ends
+	At             time.Time // when it happened (the delivery's timestamp); zero when not said
 }
 
 // Provider is a payment provider: it hosts checkouts and the portal, cancels

@@ -3,6 +3,7 @@ package billing
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -12,15 +13,18 @@ import (
 // subscription.* events (https://polar.sh/docs/integrate/webhooks/events).
 
 type envelope struct {
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
+	Type      string          `json:"type"`
+	Timestamp *time.Time      `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
 }
 
 type orderData struct {
 	ID             string  `json:"id"`
 	BillingReason  string  `json:"billing_reason"` // purchase, subscription_create, subscription_cycle, subscription_update
+	NetAmount      *int64  `json:"net_amount"`     // Polar: after discounts, before tax
 	TotalAmount    *int64  `json:"total_amount"`
 	Amount         *int64  `json:"amount"`
+	Currency       string  `json:"currency"`
 	CheckoutID     *string `json:"checkout_id"`
 	SubscriptionID *string `json:"subscription_id"`
 	CustomerID     string  `json:"customer_id"`
@@ -49,6 +53,9 @@ func ParseEvent(body []byte) (Event, error) {
 		return Event{}, errors.New("billing: the delivery has no type")
 	}
 	ev := Event{Raw: env.Type}
+	if env.Timestamp != nil {
+		ev.At = *env.Timestamp
+	}
 	switch env.Type {
 	case string(OrderPaid):
 		var o orderData
@@ -61,11 +68,16 @@ func ParseEvent(body []byte) (Event, error) {
 		ev.Type, ev.OrderID, ev.CustomerID = OrderPaid, o.ID, o.CustomerID
 		ev.CheckoutID, ev.SubscriptionID = deref(o.CheckoutID), deref(o.SubscriptionID)
 		ev.Renewal = o.BillingReason == "subscription_cycle"
-		switch {
+		ev.Currency = strings.ToLower(o.Currency)
+		switch { // what was paid for the price: net of tax when the provider says (Polar's net_amount)
+		case o.NetAmount != nil:
+			ev.AmountCents = *o.NetAmount
 		case o.TotalAmount != nil:
 			ev.AmountCents = *o.TotalAmount
 		case o.Amount != nil:
 			ev.AmountCents = *o.Amount
+		default:
+			ev.AmountCents = -1 // no amount: matches no price
 		}
 		if o.Subscription != nil && o.Subscription.CurrentPeriodEnd != nil {
 			ev.PeriodEnd = *o.Subscription.CurrentPeriodEnd

@@ -20,6 +20,13 @@ func TestParseEvent(t *testing.T) {
 				AmountCents: 4900, PeriodEnd: end}, false},
 		{"renewal", `{"type":"order.paid","data":{"id":"o2","billing_reason":"subscription_cycle","amount":4900,"checkout_id":null,"subscription_id":"s1"}}`,
 			Event{Type: OrderPaid, Raw: "order.paid", OrderID: "o2", SubscriptionID: "s1", Renewal: true, AmountCents: 4900}, false},
+		{"Polar's amounts: net of discounts, before tax", `{"type":"order.paid","timestamp":"2026-11-01T00:00:00Z","data":{"id":"o3",
+			"billing_reason":"purchase","subtotal_amount":18000,"discount_amount":0,"net_amount":18000,"tax_amount":3600,
+			"total_amount":21600,"currency":"USD","checkout_id":"c3","subscription_id":null,"customer_id":"cu1"}}`,
+			Event{Type: OrderPaid, Raw: "order.paid", OrderID: "o3", CheckoutID: "c3", CustomerID: "cu1", AmountCents: 18000,
+				Currency: "usd", At: end.AddDate(0, -1, 0)}, false},
+		{"an order that says no amount", `{"type":"order.paid","data":{"id":"o4","checkout_id":"c4","currency":"usd"}}`,
+			Event{Type: OrderPaid, Raw: "order.paid", OrderID: "o4", CheckoutID: "c4", AmountCents: -1, Currency: "usd"}, false},
 		{"canceled", `{"type":"subscription.canceled","data":{"id":"s1","ends_at":"2026-12-01T00:00:00Z"}}`,
 			Event{Type: SubscriptionCanceled, Raw: "subscription.canceled", SubscriptionID: "s1", EndsAt: end}, false},
 		{"revoked", `{"type":"subscription.revoked","data":{"id":"s1","ended_at":"2026-12-01T00:00:00Z"}}`,
@@ -67,6 +74,24 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("a subscription event without an id: %+v", ev)
 		}
 	})
+}
+
+func TestMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		ev   Event
+		want bool
+	}{
+		{Event{AmountCents: 18000, Currency: "usd"}, false},
+		{Event{AmountCents: 1, Currency: "usd"}, true},
+		{Event{AmountCents: 18001, Currency: "usd"}, true},
+		{Event{AmountCents: 18000, Currency: "eur"}, true},
+		{Event{AmountCents: 18000}, true},
+		{Event{AmountCents: -1, Currency: "usd"}, true},
+	} {
+		if got := Mismatch(tc.ev, 18000); (got != "") != tc.want {
+			t.Errorf("%+v against 18000: %q; want a mismatch %v", tc.ev, got, tc.want)
+		}
+	}
 }
 
 func TestParseProducts(t *testing.T) {

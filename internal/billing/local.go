@@ -92,7 +92,7 @@ func (l *LocalProvider) Charge(ctx context.Context, c *Checkout, record func(Che
 // Portal opens a portal session: a signed, hour-long link to a page of this
 // binary for the customer and its subscription.
 func (l *LocalProvider) Portal(_ context.Context, p Portal) (string, error) {
-	tok := portalToken{Customer: p.CustomerID, Subscription: p.SubscriptionID, Return: p.ReturnURL,
+	tok := portalToken{Customer: p.CustomerID, Subscription: p.SubscriptionID, Price: p.PriceCents, Return: p.ReturnURL,
 		Expires: l.opts.Now().Add(time.Hour).Unix()}
 	return l.opts.PublicURL + LocalPath + "portal/" + l.seal(tok), nil
 }
@@ -115,6 +115,7 @@ func (l *LocalProvider) Parse(body []byte) (Event, error) { return ParseEvent(bo
 type portalToken struct {
 	Customer     string `json:"c"`
 	Subscription string `json:"s,omitempty"`
+	Price        int64  `json:"p,omitempty"` // the subscription's price a period, in cents
 	Return       string `json:"r"`
 	Expires      int64  `json:"e"`
 }
@@ -169,7 +170,8 @@ func (l *LocalProvider) Deliver(ctx context.Context, typ string, data any) (int,
 // order is the order.paid data the local provider sends (a subset of
 // Polar's Order).
 func (l *LocalProvider) order(id, reason string, c Checkout, sub, customer string) map[string]any {
-	o := map[string]any{"id": id, "billing_reason": reason, "total_amount": c.AmountCents, "currency": "usd",
+	o := map[string]any{"id": id, "billing_reason": reason, "subtotal_amount": c.AmountCents, "discount_amount": 0,
+		"net_amount": c.AmountCents, "tax_amount": 0, "total_amount": c.AmountCents, "currency": "usd",
 		"customer_id": customer, "checkout_id": nil, "subscription_id": nil}
 	if reason != "subscription_cycle" {
 		o["checkout_id"] = c.ProviderID
@@ -256,7 +258,7 @@ func (l *LocalProvider) portalAction(w http.ResponseWriter, r *http.Request) {
 		status, err = l.Deliver(r.Context(), string(SubscriptionPastDue), map[string]any{"id": t.Subscription,
 			"customer_id": t.Customer, "status": "past_due"})
 	case "renew":
-		c := Checkout{}
+		c := Checkout{AmountCents: t.Price}
 		status, err = l.Deliver(r.Context(), string(OrderPaid), l.order("lord_"+strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
 			"subscription_cycle", c, t.Subscription, t.Customer))
 	default:

@@ -142,6 +142,9 @@ func (p *PolarProvider) Checkout(ctx context.Context, c *Checkout) error {
 		"products":    []string{id},
 		"success_url": c.SuccessURL,
 		"metadata":    map[string]any{"studio_checkout": c.ID, "studio_house": c.House},
+		// The order must pay the price the checkout recorded (a discounted
+		// order is refused, DECISIONS §11): no discount codes at checkout.
+		"allow_discount_codes": false,
 	}
 	if c.CustomerID != "" {
 		in["customer_id"] = c.CustomerID

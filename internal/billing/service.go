@@ -53,6 +53,7 @@ type Outcome struct {
 	House       string
 	Entitlement string
 	Tokens      int64
+	Reason      string // refused: why, in plain words (logged and in the operator alert)
 }
 
 // Entitlement is what a paid order gave the house.
@@ -269,6 +270,9 @@ func (s *Service) Portal(ctx context.Context, p auth.Principal) (PortalURL, erro
 	pt := Portal{House: p.HouseID, CustomerID: cust, ReturnURL: s.opts.WebOrigin + "/account"}
 	if plan.Provider == s.provider.Name() {
 		pt.SubscriptionID = plan.SubscriptionID
+		if o, ok := s.opts.Prices.Plan(plan.Tier); ok {
+			pt.PriceCents = o.PriceUSD * 100
+		}
 	}
 	url, err := s.provider.Portal(ctx, pt)
 	if err != nil {
@@ -313,7 +317,7 @@ func (s *Service) CancelPlan(ctx context.Context, p auth.Principal) (Canceled, e
 // Delivered is the webhook route's answer.
 type Delivered struct {
 	OK     bool   `json:"ok"`
-	Result Result `json:"result" enum:"granted,updated,duplicate,unmatched,ignored,taken" description:"What the delivery did: granted or updated wrote it once; taken recorded a paid face another house holds exclusively (no claim); duplicate, unmatched and ignored changed nothing."`
+	Result Result `json:"result" enum:"granted,updated,duplicate,unmatched,ignored,taken,refused,deferred" description:"What the delivery did: granted or updated wrote it once; taken recorded a paid face another house holds exclusively (no claim); refused granted nothing (the order's amount or currency is not its price, its customer or subscription is another house's, or its checkout was granted by another order) and raised an operator alert; deferred kept a subscription event that came before its payment, to count when the payment lands; duplicate, unmatched and ignored changed nothing."`
 }
 
 // ErrUnknownProvider answers a webhook path that names no provider.
@@ -339,6 +343,10 @@ func (s *Service) Deliver(ctx context.Context, name string, h http.Header, body 
 	out, err := s.store.ApplyDelivery(ctx, name, id, ev, s.opts.Prices.Plan)
 	if err != nil {
 		return Delivered{}, err
+	}
+	if out.Result == Refused { // acknowledged (200): the provider must not retry it for ever
+		s.opts.Log.Warn("billing: a paid order was refused: nothing granted, an operator alert raised", "provider", name,
+			"order", ev.OrderID, "house", out.House, "reason", out.Reason)
 	}
 	if out.Result == Taken {
 		s.opts.Log.Warn("billing: a paid face is held exclusively by another house: refund the order", "provider", name,

@@ -229,7 +229,7 @@ func TestModelCheckout(t *testing.T) {
 			t.Fatalf("house A's click on a face taken from its checkout: %d %s", res.Status, res.Body)
 		}
 		hook := "/api/toolkit/ai/billing/webhook/local"
-		late := apptest.Delivery(t, "order.paid", map[string]any{"id": "late-order", "billing_reason": "purchase", "total_amount": 50000,
+		late := apptest.Delivery(t, "order.paid", map[string]any{"id": "late-order", "billing_reason": "purchase", "total_amount": 50000, "currency": "usd",
 			"checkout_id": strings.TrimPrefix(stale.URL, a.URL+"/billing/local/checkout/"), "customer_id": "lcus_a"})
 		if res := a.Do(t, "POST", hook, apptest.Anonymous, late); !strings.Contains(string(res.Body), `"taken"`) {
 			t.Fatalf("a late payment for a taken face: %d %s", res.Status, res.Body)

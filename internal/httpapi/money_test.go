@@ -269,7 +269,7 @@ func TestMoneyStory(t *testing.T) {
 		t.Run("deliveries", func(t *testing.T) {
 			hook := "/api/toolkit/ai/billing/webhook/local"
 			o := checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/custom", map[string]any{"tokens": 250})
-			order := map[string]any{"id": "ord-custom-1", "billing_reason": "purchase", "total_amount": 3000,
+			order := map[string]any{"id": "ord-custom-1", "billing_reason": "purchase", "total_amount": 3000, "currency": "usd",
 				"checkout_id": strings.TrimPrefix(o.URL, a.URL+"/billing/local/checkout/"), "customer_id": "lcus_x"}
 			before, _ := billingBalance(t, a, owner.Session())
 			bad := apptest.Delivery(t, "order.paid", order)

@@ -113,15 +113,15 @@ type Failures struct {
 	Groups        []FailureGroup `json:"groups" description:"Largest group first."`
 	RefusedEmails []Letter       `json:"refusedEmails" description:"Letters whose delivery failed, bounced or was complained about, newest first (text and HTML left out)."`
 	Tickets       []Ticket       `json:"tickets" description:"Open help-desk tickets whose latest message came within the window, latest first (at most 200)."`
-	Alerts        []Alert        `json:"alerts" description:"Operator alerts raised within the window, newest first (at most 200): a letter the provider reported bounced (email.bounced) or marked as spam (email.complained)."`
+	Alerts        []Alert        `json:"alerts" description:"Operator alerts raised within the window, newest first (at most 200): a letter the provider reported bounced (email.bounced) or marked as spam (email.complained); a paid order the service would not grant (billing.payment_mismatch, billing.customer_conflict, billing.duplicate_order), to be refunded at the provider."`
 }
 
 // Alert is something the service raised for the operators to look at.
 type Alert struct {
 	ID        string         `json:"id"`
-	Kind      string         `json:"kind" description:"What happened: email.bounced or email.complained."`
+	Kind      string         `json:"kind" description:"What happened: email.bounced, email.complained, billing.payment_mismatch (an order's amount or currency is not its price), billing.customer_conflict (its customer or subscription is another house's) or billing.duplicate_order (a second order for a checkout already granted)."`
 	Subject   string         `json:"subject" description:"One line for a person, e.g. \"A letter to a@b.c bounced (drip-day3)\"."`
-	Detail    map[string]any `json:"detail" description:"What the service knew when it raised it; for a letter emailLogId, providerId, to, template, event and the provider's bounce object."`
+	Detail    map[string]any `json:"detail" description:"What the service knew when it raised it; for a letter emailLogId, providerId, to, template, event and the provider's bounce object; for an order provider, orderId, organizationId, checkoutId, subscriptionId, customerId, amountCents, currency, reason and action."`
 	CreatedAt ts.Time        `json:"createdAt"`
 }
 

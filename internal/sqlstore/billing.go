@@ -10,7 +10,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -115,15 +114,31 @@ func (db *DB) HouseOfSubscription(ctx context.Context, provider, subscriptionID 
 
 // MirrorCancel marks the house's plan canceled at endsAt, once the provider
 // accepted the cancel of subscriptionID; false when the plan no longer
-// mirrors that subscription.
+// mirrors that subscription. The cancel is an event of the subscription,
+// dated now, so a later fold of its events keeps it.
 func (db *DB) MirrorCancel(ctx context.Context, house, subscriptionID string, endsAt time.Time) (bool, error) {
-	res, err := db.writer().Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ?
-		WHERE organization_id = ? AND subscription_id = ?`, endsAt.UnixMilli(), db.nowMs(), house, subscriptionID)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	moved := false
+	err := db.write(ctx, func(tx *Tx) error {
+		if err := db.lockHouse(ctx, tx, house); err != nil {
+			return err
+		}
+		var provider string
+		err := tx.QueryRow(ctx, `SELECT provider FROM plans WHERE organization_id = ? AND subscription_id = ?`, house, subscriptionID).Scan(&provider)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		now := db.nowMs()
+		ev := billing.Event{Type: billing.SubscriptionCanceled, SubscriptionID: subscriptionID, EndsAt: endsAt, At: msTime(now)}
+		if err := db.subEventTx(ctx, tx, provider, "local-cancel:"+uuid.Must(uuid.NewV7()).String(), ev, now); err != nil {
+			return err
+		}
+		moved = true
+		_, err = db.refoldPlanTx(ctx, tx, provider, house, subscriptionID, now)
+		return err
+	})
+	return moved, err
 }
 
 // SetBillingEmail records where the house's billing letters go.
@@ -180,13 +195,15 @@ func (db *DB) ApplyDelivery(ctx context.Context, provider, deliveryID string, ev
 			out = billing.Outcome{Result: billing.Duplicate}
 			return err
 		}
+		if ev.At.IsZero() {
+			ev.At = msTime(now) // a provider that dates nothing: it happened when it arrived
+		}
 		switch ev.Type {
 		case billing.OrderPaid:
-			out, err = db.applyOrderTx(ctx, tx, provider, ev, offer, now)
-		case billing.SubscriptionCanceled, billing.SubscriptionRevoked:
-			out, err = db.applyEndTx(ctx, tx, provider, ev, now)
-		case billing.SubscriptionPastDue, billing.SubscriptionActive, billing.SubscriptionUncanceled:
-			out, err = db.applyStatusTx(ctx, tx, provider, ev, now)
+			out, err = db.applyOrderTx(ctx, tx, provider, deliveryID, ev, offer, now)
+		case billing.SubscriptionCanceled, billing.SubscriptionRevoked, billing.SubscriptionPastDue, billing.SubscriptionActive,
+			billing.SubscriptionUncanceled:
+			out, err = db.applySubEventTx(ctx, tx, provider, deliveryID, ev, now)
 		default:
 			out = billing.Outcome{Result: billing.IgnoredResult}
 		}
@@ -200,20 +217,24 @@ func (db *DB) ApplyDelivery(ctx context.Context, provider, deliveryID string, ev
 	return out, err
 }
 
-// applyOrderTx writes a paid order's entitlement and its effect.
-func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev billing.Event,
+// applyOrderTx writes a paid order's entitlement and its effect, unless
+// the order is not what was sold (billing.Mismatch), its customer or
+// subscription is another house's, or its checkout was granted already
+// (by another order): then nothing is granted, the order is recorded as
+// refused (once) and an operator alert raised (billing/order.go).
+func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider, deliveryID string, ev billing.Event,
 	offer func(ledger.PlanTier) (ledger.PlanOffer, bool), now int64) (billing.Outcome, error) {
 	var house, checkoutID string
 	var kind billing.Kind
 	var tier ledger.PlanTier
-	var tokens int64
+	var tokens, price int64
 	var face sql.NullString
 	entKind := ""
 	switch {
 	case ev.CheckoutID != "" && !ev.Renewal:
 		var t sql.NullString
-		err := tx.QueryRow(ctx, `SELECT id, organization_id, kind, tier, tokens, face_id FROM billing_checkouts
-			WHERE provider = ? AND provider_checkout_id = ?`, provider, ev.CheckoutID).Scan(&checkoutID, &house, &kind, &t, &tokens, &face)
+		err := tx.QueryRow(ctx, `SELECT id, organization_id, kind, tier, tokens, amount_cents, face_id FROM billing_checkouts
+			WHERE provider = ? AND provider_checkout_id = ?`, provider, ev.CheckoutID).Scan(&checkoutID, &house, &kind, &t, &tokens, &price, &face)
 		if errors.Is(err, sql.ErrNoRows) {
 			return billing.Outcome{Result: billing.Unmatched}, nil
 		} else if err != nil {
@@ -230,13 +251,41 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 			return billing.Outcome{}, err
 		}
 		kind, tier, entKind = billing.KindSubscription, ledger.PlanTier(t), "renewal"
+		o, ok := offer(tier)
+		if !ok {
+			return billing.Outcome{}, errors.New("billing: no offer for tier " + string(tier))
+		}
+		price = o.PriceUSD * 100
 	default:
 		return billing.Outcome{Result: billing.Unmatched}, nil
 	}
 	if err := db.lockHouse(ctx, tx, house); err != nil {
 		return billing.Outcome{}, err
 	}
+	if seen, err := orderSeenTx(ctx, tx, provider, ev.OrderID); err != nil || seen {
+		return billing.Outcome{Result: billing.Duplicate}, err
+	}
+	if why, err := db.foreignOrderTx(ctx, tx, provider, house, kind, ev); err != nil {
+		return billing.Outcome{}, err
+	} else if why != "" {
+		return db.refuseTx(ctx, tx, provider, house, billing.AlertCustomerConflict, ev, why, now)
+	}
+	if why := billing.Mismatch(ev, price); why != "" {
+		return db.refuseTx(ctx, tx, provider, house, billing.AlertPaymentMismatch, ev, why, now)
+	}
 	entID := uuid.Must(uuid.NewV7()).String()
+	if checkoutID != "" { // a checkout grants once, whatever the order ids
+		res, err := tx.Exec(ctx, `INSERT INTO billing_checkout_grants (provider, checkout_id, entitlement_id, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (provider, checkout_id) DO NOTHING`, provider, checkoutID, entID, now)
+		if err != nil {
+			return billing.Outcome{}, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return billing.Outcome{}, err
+		} else if n == 0 {
+			return db.refuseTx(ctx, tx, provider, house, billing.AlertDuplicateOrder, ev, "its checkout was granted by another order", now)
+		}
+	}
 	res, err := tx.Exec(ctx, `INSERT INTO entitlements (id, organization_id, provider, order_id, kind, tier, tokens, amount_cents,
 		checkout_id, subscription_id, created_at, face_id) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (provider, order_id) DO NOTHING`,
 		entID, house, provider, ev.OrderID, entKind, nullStr(string(tier)), ev.AmountCents, nullStr(checkoutID),
@@ -266,9 +315,17 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider string, ev bill
 		if end.IsZero() || end.UnixMilli() <= now {
 			end = msTime(now).AddDate(0, 1, 0)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE plans SET tier = ?, status = 'active', period_start = ?, renews_at = ?, ends_at = NULL,
-			provider = ?, subscription_id = ?, updated_at = ? WHERE organization_id = ?`,
-			string(tier), now, end.UnixMilli(), provider, nullStr(ev.SubscriptionID), now, house); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE plans SET tier = ?, period_start = ?, provider = ?, subscription_id = ?, updated_at = ?
+			WHERE organization_id = ?`, string(tier), now, provider, nullStr(ev.SubscriptionID), now, house); err != nil {
+			return billing.Outcome{}, err
+		}
+		// The payment is an event of the subscription: the plan's status is
+		// the fold of them all, in the order they happened.
+		ev.PeriodEnd = end
+		if err := db.subEventTx(ctx, tx, provider, deliveryID, ev, now); err != nil {
+			return billing.Outcome{}, err
+		}
+		if _, err := db.refoldPlanTx(ctx, tx, provider, house, ev.SubscriptionID, now); err != nil {
 			return billing.Outcome{}, err
 		}
 		var live int64 // the plan's tokens still live: the period's grant tops them up (ledger.PlanOffer.PeriodGrant)
@@ -343,75 +400,4 @@ func (db *DB) claimPaidFaceTx(ctx context.Context, tx *Tx, house, faceID, entID 
 	}
 	_, err := tx.Exec(ctx, `UPDATE entitlements SET claim = ? WHERE id = ?`, claim, entID)
 	return billing.Granted, err
-}
-
-// applyEndTx moves the plan of a canceled or revoked subscription.
-func (db *DB) applyEndTx(ctx context.Context, tx *Tx, provider string, ev billing.Event, now int64) (billing.Outcome, error) {
-	var house string
-	var renews sql.NullInt64
-	err := tx.QueryRow(ctx, `SELECT organization_id, renews_at FROM plans WHERE provider = ? AND subscription_id = ?`,
-		provider, ev.SubscriptionID).Scan(&house, &renews)
-	if errors.Is(err, sql.ErrNoRows) || ev.SubscriptionID == "" {
-		return billing.Outcome{Result: billing.Unmatched}, nil
-	} else if err != nil {
-		return billing.Outcome{}, err
-	}
-	ends := now
-	switch {
-	case ev.Type == billing.SubscriptionRevoked:
-	case !ev.EndsAt.IsZero():
-		ends = ev.EndsAt.UnixMilli()
-	case renews.Valid:
-		ends = renews.Int64
-	}
-	if _, err := tx.Exec(ctx, `UPDATE plans SET status = 'canceled', ends_at = ?, updated_at = ? WHERE organization_id = ?`,
-		ends, now, house); err != nil {
-		return billing.Outcome{}, err
-	}
-	if ev.Type == billing.SubscriptionRevoked { // ended at once: a held referral reward it brought is void
-		if err := db.voidRewardsTx(ctx, tx, house, now); err != nil {
-			return billing.Outcome{}, err
-		}
-	}
-	return billing.Outcome{Result: billing.Updated, House: house}, nil
-}
-
-// statusMoves are the plan moves of the subscription's status events: to,
-// and the statuses it moves from. A failed renewal payment moves a running
-// plan to past_due; subscription.active brings a past_due plan back; an
-// uncancel brings back a canceled plan whose end has not come (a revoked
-// one ended at once). Any other state is left alone: a stale event never
-// reopens what a later one closed.
-var statusMoves = map[billing.EventType]struct {
-	to   ledger.PlanStatus
-	from []ledger.PlanStatus
-}{
-	billing.SubscriptionPastDue:    {ledger.PastDue, []ledger.PlanStatus{ledger.Active}},
-	billing.SubscriptionActive:     {ledger.Active, []ledger.PlanStatus{ledger.PastDue}},
-	billing.SubscriptionUncanceled: {ledger.Active, []ledger.PlanStatus{ledger.Canceled}},
-}
-
-// applyStatusTx moves the plan of a subscription by a status event; it
-// answers updated when the plan moved, ignored when it was in no state the
-// event moves from, unmatched when no plan mirrors the subscription.
-func (db *DB) applyStatusTx(ctx context.Context, tx *Tx, provider string, ev billing.Event, now int64) (billing.Outcome, error) {
-	var house string
-	var status ledger.PlanStatus
-	var ends sql.NullInt64
-	err := tx.QueryRow(ctx, `SELECT organization_id, status, ends_at FROM plans WHERE provider = ? AND subscription_id = ?`,
-		provider, ev.SubscriptionID).Scan(&house, &status, &ends)
-	if errors.Is(err, sql.ErrNoRows) || ev.SubscriptionID == "" {
-		return billing.Outcome{Result: billing.Unmatched}, nil
-	} else if err != nil {
-		return billing.Outcome{}, err
-	}
-	m := statusMoves[ev.Type]
-	if !slices.Contains(m.from, status) || (status == ledger.Canceled && ends.Valid && ends.Int64 <= now) {
-		return billing.Outcome{Result: billing.IgnoredResult, House: house}, nil
-	}
-	if _, err := tx.Exec(ctx, `UPDATE plans SET status = ?, ends_at = NULL, updated_at = ? WHERE organization_id = ? AND subscription_id = ?`,
-		string(m.to), now, house, ev.SubscriptionID); err != nil {
-		return billing.Outcome{}, err
-	}
-	return billing.Outcome{Result: billing.Updated, House: house}, nil
 }

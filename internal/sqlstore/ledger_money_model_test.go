@@ -23,11 +23,13 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 	ctx := context.Background()
 	offer := ledger.DefaultPrices().Plan
 	studio, _ := offer(ledger.TierStudio)
-	ev := billing.Event{Type: billing.OrderPaid, Raw: "order.paid", OrderID: "o-" + uuid.NewString()}
+	ev := billing.Event{Type: billing.OrderPaid, Raw: "order.paid", OrderID: "o-" + uuid.NewString(), Currency: billing.Currency,
+		AmountCents: 100 + rng.Int64N(900)}
 	kind, tokens, what := billing.KindTopUp, 1+rng.Int64N(40), ""
 	switch {
 	case h.subscription != "" && rng.IntN(2) == 0:
 		ev.SubscriptionID, ev.Renewal, kind = h.subscription, true, billing.KindSubscription
+		ev.AmountCents = studio.PriceUSD * 100 // a renewal pays the plan's price
 		what = "renewal"
 	case h.subscription == "" && rng.IntN(3) == 0:
 		kind, tokens, what = billing.KindSubscription, studio.MonthlyTokens, "subscription"
@@ -36,7 +38,7 @@ func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock
 		what = fmt.Sprintf("purchase of %d", tokens)
 	}
 	if !ev.Renewal {
-		c := billing.Checkout{ID: uuid.NewString(), House: h.id, Kind: kind, Tokens: tokens, AmountCents: 100,
+		c := billing.Checkout{ID: uuid.NewString(), House: h.id, Kind: kind, Tokens: tokens, AmountCents: ev.AmountCents,
 			ProviderID: "co-" + uuid.NewString(), URL: "https://pay.test/"}
 		if kind == billing.KindSubscription {
 			c.Tier = ledger.TierStudio

@@ -211,14 +211,23 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request) {
 }
 
 // Pay completes a checkout as a customer would: Polar creates the customer
-// (and, for a recurring product, the subscription) and sends order.paid.
-// It answers the webhook route's status.
-func (s *Server) Pay(t testing.TB, checkoutID string, recurring bool, totalCents int64) int {
+// (and, for a recurring product, the subscription) and sends order.paid
+// for netCents (the price after discounts, before tax; no tax here). It
+// answers the webhook route's status.
+func (s *Server) Pay(t testing.TB, checkoutID string, recurring bool, netCents int64) int {
+	t.Helper()
+	return s.Send(t, "order.paid", s.Order(t, checkoutID, recurring, netCents))
+}
+
+// Order completes a checkout as Pay does and answers the order.paid data
+// Polar would send, without sending it: a test may change it, send it
+// several times or late (Send, SendAt).
+func (s *Server) Order(t testing.TB, checkoutID string, recurring bool, netCents int64) map[string]any {
 	t.Helper()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	c, ok := s.checkouts[checkoutID]
 	if !ok {
-		s.mu.Unlock()
 		t.Fatalf("polartest: no checkout %s", checkoutID)
 	}
 	customer := c.Customer
@@ -228,29 +237,37 @@ func (s *Server) Pay(t testing.TB, checkoutID string, recurring bool, totalCents
 		c.Customer = customer
 	}
 	c.Paid = true
-	order := map[string]any{"id": uuid.NewString(), "status": "paid", "paid": true, "billing_reason": "purchase",
-		"total_amount": totalCents, "currency": "usd", "customer_id": customer, "product_id": c.Product,
-		"checkout_id": c.ID, "subscription_id": nil, "subscription": nil, "metadata": c.Metadata,
-		"customer": map[string]any{"id": customer, "external_id": nilIfEmpty(c.External), "email": c.Email}}
+	order := orderJSON("purchase", netCents, customer)
+	order["product_id"], order["checkout_id"], order["metadata"] = c.Product, c.ID, c.Metadata
+	order["customer"] = map[string]any{"id": customer, "external_id": nilIfEmpty(c.External), "email": c.Email}
 	if recurring {
 		sub := &subscription{ID: uuid.NewString(), Customer: customer, PeriodEnd: time.Now().UTC().AddDate(0, 1, 0).Truncate(time.Second)}
 		s.subs[sub.ID] = sub
 		order["billing_reason"], order["subscription_id"], order["subscription"] = "subscription_create", sub.ID, s.subscriptionJSON(sub)
 	}
-	s.mu.Unlock()
-	return s.Send(t, "order.paid", order)
+	return order
+}
+
+// orderJSON is the part of Polar's Order every order.paid carries: its
+// amounts (subtotal, discount, net = subtotal - discount, tax, total = net
+// + tax; cents), currency and customer. No checkout, no subscription.
+func orderJSON(reason string, netCents int64, customer string) map[string]any {
+	return map[string]any{"id": uuid.NewString(), "status": "paid", "paid": true, "billing_reason": reason,
+		"subtotal_amount": netCents, "discount_amount": 0, "net_amount": netCents, "tax_amount": 0, "total_amount": netCents,
+		"applied_balance_amount": 0, "due_amount": 0, "refunded_amount": 0, "refunded_tax_amount": 0, "currency": "usd",
+		"customer_id": customer, "checkout_id": nil, "subscription_id": nil, "subscription": nil, "discount_id": nil,
+		"created_at": time.Now().UTC(), "modified_at": nil}
 }
 
 // Renew charges a subscription's next period: order.paid with
 // billing_reason subscription_cycle and no checkout.
-func (s *Server) Renew(t testing.TB, subscriptionID string, totalCents int64) int {
+func (s *Server) Renew(t testing.TB, subscriptionID string, netCents int64) int {
 	t.Helper()
 	s.mu.Lock()
 	sub := s.subs[subscriptionID]
 	sub.PeriodEnd = sub.PeriodEnd.AddDate(0, 1, 0)
-	order := map[string]any{"id": uuid.NewString(), "status": "paid", "paid": true, "billing_reason": "subscription_cycle",
-		"total_amount": totalCents, "currency": "usd", "customer_id": sub.Customer, "checkout_id": nil,
-		"subscription_id": sub.ID, "subscription": s.subscriptionJSON(sub)}
+	order := orderJSON("subscription_cycle", netCents, sub.Customer)
+	order["subscription_id"], order["subscription"] = sub.ID, s.subscriptionJSON(sub)
 	s.mu.Unlock()
 	return s.Send(t, "order.paid", order)
 }
@@ -266,10 +283,20 @@ func (s *Server) Subscriptions() []string {
 	return out
 }
 
-// Send signs an event and posts it to WebhookURL; it answers the status.
+// Send signs an event that happens now and posts it to WebhookURL; it
+// answers the status.
 func (s *Server) Send(t testing.TB, typ string, data any) int {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"type": typ, "timestamp": time.Now().UTC(), "data": data})
+	st, _ := s.SendAt(t, typ, data, time.Now())
+	return st
+}
+
+// SendAt signs an event that happened at (the envelope's timestamp) and
+// posts it now, under a new webhook-id, as Polar's late or repeated
+// deliveries arrive; it answers the status and the body.
+func (s *Server) SendAt(t testing.TB, typ string, data any, at time.Time) (int, string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"type": typ, "timestamp": at.UTC(), "data": data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,8 +312,12 @@ func (s *Server) Send(t testing.TB, typ string, data any) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
 }
 
 func nilIfEmpty(s string) any {
