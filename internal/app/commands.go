@@ -10,6 +10,7 @@ import (
 	"studio/internal/casting"
 	"studio/internal/ledger"
 	"studio/internal/sqlstore"
+	"studio/internal/tool"
 )
 
 // The one-shot commands open only what they need, not a role.
@@ -56,5 +57,5 @@ func GrantTokens(ctx context.Context, cfg Config, in ledger.GrantRequest) (ledge
 		return ledger.Granted{}, err
 	}
 	defer db.Close()
-	return ledger.NewService(db, ledger.DefaultPrices(), time.Now).GrantAsOperator(ctx, in)
+	return ledger.NewService(db, tool.DefaultPrices(), time.Now).GrantAsOperator(ctx, in)
 }

@@ -38,6 +38,7 @@ import (
 	"studio/internal/sqlstore"
 	"studio/internal/support"
 	"studio/internal/sweep"
+	"studio/internal/tool"
 	"studio/internal/webhook"
 	"studio/internal/webhook/sign"
 )
@@ -110,7 +111,7 @@ func NewCore(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*
 		return nil, errors.Join(err, db.Close())
 	}
 	c := &Core{Config: cfg, DB: db, Blobs: blobs, Log: log, Holds: holds, opts: opts, now: now,
-		prices: ledger.DefaultPrices(), decoding: imagemem.New(cfg.DecodeMB << 20)}
+		prices: tool.DefaultPrices(), decoding: imagemem.New(cfg.DecodeMB << 20)}
 	if err := c.build(ctx); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}

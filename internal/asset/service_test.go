@@ -19,8 +19,8 @@ import (
 	"studio/internal/blob"
 	"studio/internal/errs"
 	"studio/internal/imagemem"
-	"studio/internal/ledger"
 	"studio/internal/sqlstore"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -66,7 +66,7 @@ func TestUploadLeavesNothingWhenTheBlobFails(t *testing.T) {
 	}
 	defer disk.Close()
 	blobs, classifier := &failingBlobs{Store: disk}, &readAll{}
-	svc := asset.NewService(db, asset.Options{Blobs: blobs, Ledger: db, Prices: ledger.DefaultPrices(), Classifier: classifier})
+	svc := asset.NewService(db, asset.Options{Blobs: blobs, Ledger: db, Prices: tool.DefaultPrices(), Classifier: classifier})
 	p := auth.Principal{UserID: u.ID, HouseID: h.ID, Role: auth.Owner, Cred: auth.CredSession}
 
 	var img bytes.Buffer
@@ -119,7 +119,7 @@ func newLibrary(t *testing.T, budget *imagemem.Budget) (*asset.Service, auth.Pri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
-	svc := asset.NewService(db, asset.Options{Blobs: disk, Ledger: db, Prices: ledger.DefaultPrices(), Decoding: budget})
+	svc := asset.NewService(db, asset.Options{Blobs: disk, Ledger: db, Prices: tool.DefaultPrices(), Decoding: budget})
 	return svc, auth.Principal{UserID: u.ID, HouseID: h.ID, Role: auth.Owner, Cred: auth.CredSession}
 }
 

@@ -107,7 +107,7 @@ func TestParseProducts(t *testing.T) {
 }
 
 func TestCustomCents(t *testing.T) {
-	s := NewService(nil, nil, Options{Prices: ledger.DefaultPrices()})
+	s := NewService(nil, nil, Options{Prices: ledger.DefaultPrices(nil)})
 	for n, want := range map[int64]int64{100: 1200, 250: 3000, 101: 1212, 100000: 1200000} {
 		if got := s.CustomCents(n); got != want {
 			t.Errorf("%d tokens: %d cents; want %d", n, got, want)

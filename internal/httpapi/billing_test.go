@@ -14,6 +14,7 @@ import (
 	"studio/internal/auth"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // billingWalk is the billing area's part of the route walk (walk_test.go).
@@ -158,7 +159,7 @@ func TestBillingCatalog(t *testing.T) {
 		}
 		var got ledger.Catalog
 		res.JSON(t, &got)
-		if want := ledger.DefaultPrices().Catalog(); !reflect.DeepEqual(got, want) {
+		if want := tool.DefaultPrices().Catalog(); !reflect.DeepEqual(got, want) {
 			t.Errorf("catalog %+v; want the live table %+v", got, want)
 		}
 		// Spot checks against DECISIONS §4, written out.

@@ -73,7 +73,7 @@ func TestLateAnswerIsDropped(t *testing.T) {
 				t.Fatal(err)
 			}
 			ep := &sweptEndpoint{db: db, t: t}
-			s := lane.NewService(lane.Options{Ledger: db, Prices: ledger.DefaultPrices(), AI: ep})
+			s := lane.NewService(lane.Options{Ledger: db, Prices: ledger.DefaultPrices(nil), AI: ep})
 			p := auth.Principal{UserID: u.ID, HouseID: h.ID, Role: auth.Owner, Cred: auth.CredSession}
 			_, err = s.PromptEnhancer(ctx, p, lane.EnhanceRequest{Prompt: "a linen coat"})
 			if e, ok := errs.As(err); !ok || e.Code != "AI_FAILED" || !errors.Is(err, ledger.ErrHoldResolved) || ep.ran != 1 {

@@ -148,11 +148,11 @@ type Prices struct {
 	TopUps    []TopUpPack
 }
 
-// DefaultPrices returns the table of DECISIONS §4.
-func DefaultPrices() Prices {
-	tp := func(tool string, k1, k2, k4 int64) ToolPrice {
-		return ToolPrice{Tool: tool, Prices: TierPrices{K1: k1, K2: k2, K4: k4}}
-	}
+// DefaultPrices returns the price list of DECISIONS §4 around the tools'
+// rows, which package tool declares with each tool (tool.DefaultPrices
+// passes them): the default price, the flat lanes and text tools, the
+// plans and the top-up packs.
+func DefaultPrices(tools []ToolPrice) Prices {
 	flat := func(tokens int64, names ...string) []Flat {
 		out := make([]Flat, len(names))
 		for i, n := range names {
@@ -161,22 +161,7 @@ func DefaultPrices() Prices {
 		return out
 	}
 	return Prices{
-		Tools: []ToolPrice{
-			tp("upscale", 2, 3, 5),
-			tp("reframe", 3, 4, 6),
-			tp("packshot", 4, 6, 9),
-			tp("camera-lens", 4, 6, 9),
-			tp("harmonize", 3, 4, 6),
-			tp("iron", 3, 4, 6),
-			tp("cleanup", 3, 4, 6),
-			tp("color-change", 3, 4, 6),
-			tp("fit-adjust", 5, 7, 10),
-			tp("tryon", 8, 12, 18),
-			tp("generate-character", 6, 9, 13),
-			tp("lookbook", 8, 12, 18),
-			tp("lookbook-video", 40, 60, 90),
-			tp("remove-background", 2, 2, 2),
-		},
+		Tools:     tools,
 		Default:   5,
 		Lanes:     flat(1, "depth", "describe-item", "detect-items", "extract-character", "segment", "classify"),
 		TextTools: flat(1, "face-features", "inspiration-keywords", "midjourney-prompts", "prompt-builder", "prompt-enhancer"),

@@ -69,7 +69,7 @@ func TestPaidOrderChecks(t *testing.T) {
 	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
 		clock := newLedgerClock()
 		db := openLedgerDB(t, e, clock.Now)
-		p := paidOrders{t: t, db: db, offer: ledger.DefaultPrices().Plan}
+		p := paidOrders{t: t, db: db, offer: ledger.DefaultPrices(nil).Plan}
 		_, house := newLedgerHouse(t, db)
 		_, other := newLedgerHouse(t, db)
 		atelier, _ := p.offer(ledger.TierAtelier)
@@ -307,7 +307,7 @@ func TestSubscriptionEventOrders(t *testing.T) {
 	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
 		clock := newLedgerClock()
 		db := openLedgerDB(t, e, clock.Now)
-		p := paidOrders{t: t, db: db, offer: ledger.DefaultPrices().Plan}
+		p := paidOrders{t: t, db: db, offer: ledger.DefaultPrices(nil).Plan}
 		studio, _ := p.offer(ledger.TierStudio)
 		// The deliveries arrive in one instant of the store's clock; what
 		// orders the events is when each says it happened.

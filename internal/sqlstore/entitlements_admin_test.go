@@ -26,7 +26,7 @@ func paidTopUp(t *testing.T, db *DB, house string, tokens int64) (ent, credit st
 	}
 	ev := billing.Event{Type: billing.OrderPaid, Raw: "order.paid", OrderID: "o-" + uuid.NewString(), CheckoutID: c.ProviderID,
 		AmountCents: c.AmountCents, Currency: billing.Currency}
-	out, err := db.ApplyDelivery(ctx, billing.Local, "d-"+uuid.NewString(), ev, ledger.DefaultPrices().Plan)
+	out, err := db.ApplyDelivery(ctx, billing.Local, "d-"+uuid.NewString(), ev, ledger.DefaultPrices(nil).Plan)
 	if err != nil || out.Result != billing.Granted {
 		t.Fatalf("delivery: %+v %v", out, err)
 	}

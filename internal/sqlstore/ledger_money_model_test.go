@@ -21,7 +21,7 @@ import (
 // that differs from the model.
 func (m *model) paidOrder(t *testing.T, db *DB, rng *rand.Rand, h *mHouse, clock *ledgerClock, now int64) (string, int, error) {
 	ctx := context.Background()
-	offer := ledger.DefaultPrices().Plan
+	offer := ledger.DefaultPrices(nil).Plan
 	studio, _ := offer(ledger.TierStudio)
 	ev := billing.Event{Type: billing.OrderPaid, Raw: "order.paid", OrderID: "o-" + uuid.NewString(), Currency: billing.Currency,
 		AmountCents: 100 + rng.Int64N(900)}

@@ -1,0 +1,91 @@
+package tool
+
+import (
+	"time"
+
+	"studio/internal/ledger"
+)
+
+// image is the one required input most tools take.
+var image = []Role{{Name: "image", Required: true}}
+
+// prices is a row of the default price table: tokens at 1k, 2k and 4k.
+func prices(k1, k2, k4 int64) ledger.TierPrices { return ledger.TierPrices{K1: k1, K2: k2, K4: k4} }
+
+// The engines that perform the image tools: the local engine and fal.
+var localAndFal = []string{Local, Fal}
+
+// registry is every tool, in the price table's order (DECISIONS §4, §5, §10).
+var registry = []Tool{
+	{Name: "upscale", Title: "Upscale", Submit: true, Roles: image, Options: options(),
+		Prices: prices(2, 3, 5), Engines: localAndFal},
+	{Name: "reframe", Title: "Reframe", Submit: true, Roles: image, Options: options(
+		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Required: true, Engines: []string{Local, Fal},
+			Description: "The frame's new aspect: the picture is kept whole and the new area filled."},
+		Option{Name: "fill", Type: TypeEnum, Legal: []string{"auto", "extend", "blur"}, Default: "auto", Engines: []string{Local},
+			Description: "How the new area is filled: extend continues the edges, blur lays a blurred copy of the picture, auto extends a plain border and blurs a busy one."},
+	), Prices: prices(3, 4, 6), Engines: localAndFal},
+	{Name: "packshot", Title: "Packshot", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "background"}}, Options: options(
+		Option{Name: "bg", Type: TypeColor, Legal: []string{"white", "image", "#rrggbb"}, Form: FormGround, Default: "white", Engines: []string{Local, Fal},
+			Needs:       map[string]string{"image": "background"},
+			Description: "The ground: white, a colour #rrggbb, or image (the background input, which must then be sent)."},
+		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Default: "1:1", Engines: []string{Local},
+			Description: "The frame's aspect."},
+		Option{Name: "shadow", Type: TypeEnum, Legal: []string{"on", "off"}, Default: "on", Engines: []string{Local},
+			Description: "off leaves out the soft shadow under the product."},
+	), Prices: prices(4, 6, 9), Engines: localAndFal},
+	{Name: "camera-lens", Title: "Camera lens", Submit: true, Roles: image, Options: options(
+		Option{Name: "lens", Type: TypeString, Legal: []string{"macro", "10mm to 600mm, e.g. 85mm"}, Form: FormLens, Default: "50mm", Engines: []string{Local, Fal},
+			Description: "The lens to re-shoot with: a 35 mm-equivalent focal length, or macro."},
+		prompt("Words added to the model's instruction."),
+	), Prices: prices(4, 6, 9), Engines: localAndFal},
+	{Name: "harmonize", Title: "Harmonize", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "background", Required: true}},
+		Options: options(optStrength, prompt("Words added to the model's instruction.")), Prices: prices(3, 4, 6), Engines: localAndFal},
+	{Name: "iron", Title: "Iron", Submit: true, Roles: image,
+		Options: options(optStrength, prompt("Words added to the model's instruction.")), Prices: prices(3, 4, 6), Engines: localAndFal},
+	{Name: "cleanup", Title: "Clean-up", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "mask", Required: true}},
+		Options: options(), Prices: prices(3, 4, 6), Engines: localAndFal},
+	{Name: "color-change", Title: "Colour change", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "mask"}}, Options: options(
+		Option{Name: "color", Type: TypeColor, Legal: []string{"#rrggbb"}, Form: FormColor, Required: true, Engines: []string{Local, Fal},
+			Description: "The garment's new colour, as #rrggbb (e.g. #1f3a5f)."},
+		prompt("Words added to the model's instruction."),
+	), Prices: prices(3, 4, 6), Engines: localAndFal},
+	{Name: "fit-adjust", Title: "Fit adjust", Submit: true, Roles: image, Options: options(
+		Option{Name: "fit", Type: TypeEnum, Legal: []string{"fitted", "regular", "loose", "oversized"}, Required: true, Engines: []string{Local, Fal},
+			Description: "The fit to give the garment."},
+		prompt("Words added to the model's instruction."),
+	), Prices: prices(5, 7, 10), Engines: localAndFal},
+	{Name: "tryon", Title: "Try-on", Submit: true, Roles: []Role{{Name: "model", Required: true}, {Name: "garment", Required: true, Most: 6}},
+		Options: options(), Prices: prices(8, 12, 18), Engines: localAndFal,
+		Notes: map[string]string{Local: "Composite: the local engine lays each garment, cut out and scaled, over the model; it does not drape or re-fit it. Set FAL_KEY for a generative try-on."}},
+	{Name: "generate-character", Title: "Generate character", Submit: true, Roles: []Role{{Name: "image"}}, Options: options(
+		Option{Name: "prompt", Type: TypeString, Required: true, Unless: "image", Engines: []string{Fal, ImageAPI},
+			Description: "The character to generate; required unless an image is given."},
+		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Default: "1:1", Engines: []string{Fal, ImageAPI},
+			Description: "The frame's aspect, without an image."},
+	), Prices: prices(6, 9, 13), Engines: []string{Fal, ImageAPI}},
+	{Name: "lookbook", Title: "Look frame",
+		Roles: []Role{{Name: "model", Required: true}, {Name: "item", Most: 6}, {Name: "background"}, {Name: "base"}},
+		Options: options(
+			lookOption("aesthetic", "The look's aesthetic, graded over the frame."),
+			internal("tone", "The background preset of a paper sweep."),
+			lookOption("key", "The variation key a variation frame re-frames for."),
+			lookOption("restore", "1 develops the frame at twice the tier (a destination larger than the tier)."),
+			lookOption("outputWidth", "The destination's width: the frame is composed for its aspect."),
+			lookOption("outputHeight", "The destination's height."),
+			lookProvider("roles", "The pieces' roles, in the order of the item inputs, comma-separated."),
+			lookProvider("labels", "The pieces' labels, in the order of the item inputs, as a JSON array of strings."),
+			lookProvider("scene", "The background preset in words; absent when the background is an asset."),
+			lookProvider("posture", "A posture key's directive: the posture's definition and prompt fragment."),
+			lookProvider("control.gaze", "A posture key's gaze stop (camera, away, down)."),
+			lookProvider("control.weight", "A posture key's weight stop (left, even, right)."),
+			lookProvider("control.arms", "A posture key's arms stop (relaxed, pockets, hip, crossed)."),
+			lookProvider("control.energy", "A posture key's energy stop (still, easy, dynamic)."),
+		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI},
+		Notes: map[string]string{Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."}},
+	{Name: "lookbook-video", Title: "Lookbook video", Submit: true, Roles: image,
+		Options: options(prompt("How the model moves; a gentle walk towards the camera when absent.")),
+		Prices:  prices(40, 60, 90), Engines: []string{Fal}, Video: true, Deadline: 30 * time.Minute},
+	{Name: "remove-background", Title: "Remove background", Submit: true, Roles: image, Options: options(),
+		Prices: prices(2, 2, 2), Engines: localAndFal},
+}
