@@ -28,6 +28,7 @@ import (
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -54,14 +55,6 @@ var Kits = []Kit{
 	{Slug: "casting", Name: "Casting", Tools: []string{"generate-character"}},
 	{Slug: "brand", Name: "Brand"},
 	{Slug: "share", Name: "Share"},
-}
-
-// toolNames are the tools' display names.
-var toolNames = map[string]string{
-	"upscale": "Upscale", "reframe": "Reframe", "packshot": "Packshot", "remove-background": "Remove background",
-	"camera-lens": "Camera lens", "harmonize": "Harmonize", "iron": "Iron", "cleanup": "Clean-up",
-	"color-change": "Colour change", "fit-adjust": "Fit adjust", "tryon": "Try-on", "lookbook-video": "Lookbook video",
-	"generate-character": "Generate character",
 }
 
 // Toolkit is one toolkit as my-access lists it.
@@ -175,7 +168,8 @@ func (s *Service) Mine(ctx context.Context, p auth.Principal) (Mine, error) {
 			if settings == nil {
 				settings = []job.OptionSpec{}
 			}
-			out.Tools = append(out.Tools, Tool{ID: t, Slug: t, Name: toolNames[t], SortOrder: order,
+			decl, _ := tool.Get(t)
+			out.Tools = append(out.Tools, Tool{ID: t, Slug: t, Name: decl.Title, SortOrder: order,
 				Accessible: kitOpen || slices.Contains(tools, t), Toolkit: k.Slug, Settings: settings})
 		}
 	}

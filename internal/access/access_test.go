@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"studio/internal/access"
-	"studio/internal/job"
 	"studio/internal/ops"
+	"studio/internal/tool"
 )
 
 // TestKitsAreWhatOperatorsGrant: my-access lists exactly the toolkits and
@@ -23,7 +23,7 @@ func TestKitsAreWhatOperatorsGrant(t *testing.T) {
 	}{
 		{"toolkits", kits, ops.Toolkits},
 		{"tools", tools, ops.Tools()},
-		{"submit tools", tools, job.SubmitTools()},
+		{"submit tools", tools, tool.SubmitTools()},
 	} {
 		got, want := slices.Sorted(slices.Values(c.got)), slices.Sorted(slices.Values(c.want))
 		if !slices.Equal(got, want) {
@@ -31,13 +31,16 @@ func TestKitsAreWhatOperatorsGrant(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, tool := range tools {
-		if seen[tool] {
-			t.Errorf("%s is in two toolkits", tool)
+	for _, name := range tools {
+		if seen[name] {
+			t.Errorf("%s is in two toolkits", name)
 		}
-		seen[tool] = true
-		if !access.IsTool(tool) {
-			t.Errorf("IsTool(%q) is false", tool)
+		seen[name] = true
+		if !access.IsTool(name) {
+			t.Errorf("IsTool(%q) is false", name)
+		}
+		if d, _ := tool.Get(name); d.Title == "" {
+			t.Errorf("%s has no display name", name)
 		}
 	}
 	for _, slug := range []string{"", "lookbook", "no-such-tool", "UPSCALE"} {

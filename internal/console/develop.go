@@ -3,13 +3,13 @@ package console
 import (
 	"net/http"
 	"net/url"
-	"slices"
 
 	"studio/internal/asset"
 	"studio/internal/httpapi"
 	"studio/internal/job"
 	"studio/internal/judge"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // Develop: pick a tool from the catalog, give it inputs and options, see
@@ -18,7 +18,7 @@ import (
 // toolRow is one tool the submit route takes, as the catalog prices it.
 type toolRow struct {
 	job.CatalogTool
-	Required, Optional []string // its input roles (job.Roles)
+	Required, Optional []string // its input roles (package tool)
 }
 
 // roleField is one input role of the chosen tool on the form.
@@ -89,11 +89,11 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, t := range cat.Tools {
-		roles, ok := job.Roles[t.Tool]
-		if !ok {
+		decl, ok := tool.Get(t.Tool)
+		if !ok || !decl.Submit {
 			continue // priced, but not a tool the submit route takes (look frames)
 		}
-		d.Tools = append(d.Tools, toolRow{CatalogTool: t, Required: roles.Required, Optional: roles.Optional})
+		d.Tools = append(d.Tools, toolRow{CatalogTool: t, Required: decl.Required(), Optional: decl.Optional()})
 	}
 	for i := range d.Tools {
 		if d.Tools[i].Tool == q.Get("tool") {
@@ -101,9 +101,10 @@ func (c *Console) develop(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Tool != nil {
-		for _, name := range slices.Concat(d.Tool.Required, d.Tool.Optional) {
-			d.Roles = append(d.Roles, roleField{Name: name, Required: slices.Contains(d.Tool.Required, name),
-				Repeatable: job.Repeatable[name] > 1, Chosen: q[name], Choices: as.Assets})
+		decl, _ := tool.Get(d.Tool.Tool)
+		for _, r := range decl.Roles {
+			d.Roles = append(d.Roles, roleField{Name: r.Name, Required: r.Required,
+				Repeatable: r.Limit() > 1, Chosen: q[r.Name], Choices: as.Assets})
 		}
 		for _, o := range d.Tool.Options {
 			if o.Name != "runId" { // a grouping the console does not offer

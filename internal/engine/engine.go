@@ -9,6 +9,7 @@ import (
 
 	"studio/internal/ledger"
 	"studio/internal/picture"
+	"studio/internal/tool"
 )
 
 // Shape is the width and height of an output destination. Only its aspect
@@ -160,10 +161,10 @@ func MemoryCost(r Request) int64 {
 }
 
 // Param returns the trimmed option name, or "" when it is absent or the
-// tool does not declare it (Options): an option name no tool reads is kept
+// tool does not declare it (tool.Options): an option name no tool reads is kept
 // on the job but never changes what an engine does (DECISIONS §10).
 func (r Request) Param(name string) string {
-	if !Declared(r.Tool, name) {
+	if !tool.Declared(r.Tool, name) {
 		return ""
 	}
 	return strings.TrimSpace(r.Params[name])
@@ -309,13 +310,6 @@ func (c chain) Run(ctx context.Context, r Request) (Result, error) {
 	return Result{}, Unsupported(c.Name(), r.Tool)
 }
 
-// Noter is an engine that says, in one line, what it makes of a tool it
-// performs only as a proof or a composite (DECISIONS §10): the local
-// engine's try-on and look frames. Note is "" for a tool it performs fully.
-type Noter interface {
-	Note(tool string) string
-}
-
 // Serving returns the engine within e that performs tool (for a chain,
 // the first that can), or nil when none can.
 func Serving(e Engine, tool string) Engine {
@@ -334,19 +328,19 @@ func Serving(e Engine, tool string) Engine {
 }
 
 // Provider names, for the wire, the engine within e that performs tool:
-// local, fal or image-api ("" when none can), and its note on the tool.
-// The local engine's lookbook tool is the local engine.
-func Provider(e Engine, tool string) (name, note string) {
-	s := Serving(e, tool)
+// local, fal or image-api ("" when none can), and what the tool's
+// declaration says of it on that engine when it performs it only as a
+// proof or a composite (tool.Tool.Notes). The local engine's lookbook tool
+// is the local engine.
+func Provider(e Engine, name string) (engine, note string) {
+	s := Serving(e, name)
 	if s == nil {
 		return "", ""
 	}
-	if n, ok := s.(Noter); ok {
-		note = n.Note(tool)
+	t, _ := tool.Get(name)
+	engine, note = s.Name(), t.Note(s.Name())
+	if engine == tool.Lookbook {
+		engine = tool.Local
 	}
-	name = s.Name()
-	if name == Lookbook {
-		name = Local
-	}
-	return name, note
+	return engine, note
 }

@@ -14,7 +14,9 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/imageapi"
 	"studio/internal/engine/local"
+	"studio/internal/tool"
 )
 
 // TestEnginesReadOnlyDeclaredOptions reads the engines' source: every
@@ -24,8 +26,8 @@ import (
 // declaration.
 func TestEnginesReadOnlyDeclaredOptions(t *testing.T) {
 	declared := map[string]bool{}
-	for _, tool := range engine.OptionTools() {
-		for _, o := range engine.Options(tool) {
+	for _, name := range tool.Names() {
+		for _, o := range tool.Options(name) {
 			declared[o.Name] = true
 		}
 	}
@@ -55,7 +57,7 @@ func TestEnginesReadOnlyDeclaredOptions(t *testing.T) {
 				name, _ := strconv.Unquote(lit.Value)
 				read[name] = true
 				if !declared[name] {
-					t.Errorf("%s: an engine reads option %q, which no tool declares (engine/options.go)", fset.Position(n.Pos()), name)
+					t.Errorf("%s: an engine reads option %q, which no tool declares (package tool)", fset.Position(n.Pos()), name)
 				}
 			case *ast.SelectorExpr:
 				if sub && n.Sel.Name == "Params" {
@@ -74,47 +76,46 @@ func TestEnginesReadOnlyDeclaredOptions(t *testing.T) {
 	}
 	// Every option an engine is said to read is read by some engine, so the
 	// declaration does not promise what no engine does.
-	for _, tool := range engine.OptionTools() {
-		for _, o := range engine.Options(tool) {
-			if !o.ReadBy(engine.Service) && !read[o.Name] && o.Name != "outputWidth" && o.Name != "outputHeight" {
-				t.Errorf("%s declares %q but no engine reads it", tool, o.Name)
+	for _, name := range tool.Names() {
+		for _, o := range tool.Options(name) {
+			if !o.ReadBy(tool.Service) && !read[o.Name] && o.Name != "outputWidth" && o.Name != "outputHeight" {
+				t.Errorf("%s declares %q but no engine reads it", name, o.Name)
 			}
 		}
 	}
 }
 
-// TestEveryToolDeclaresOptions: each tool an engine performs has a
-// declaration (empty is a declaration), and each option is well formed.
-func TestEveryToolDeclaresOptions(t *testing.T) {
-	tools := slices.Concat(local.New().Tools(), local.NewLookbook().Tools())
+// TestEnginesServeWhatTheRegistryDeclares: each engine performs exactly
+// the tools the registry says it serves (fal with its default models), and
+// each tool's options accept their defaults (every form has its parser).
+func TestEnginesServeWhatTheRegistryDeclares(t *testing.T) {
 	f, err := fal.New("k", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools = append(tools, f.Tools()...)
-	for _, tool := range tools {
-		if !slices.Contains(engine.OptionTools(), tool) {
-			t.Errorf("tool %s declares no options", tool)
+	api, err := imageapi.New("https://images.test", "k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []engine.Engine{local.New(), local.NewLookbook(), f, api} {
+		if got, want := e.Tools(), tool.ServedBy(e.Name()); !slices.Equal(got, want) || len(got) == 0 {
+			t.Errorf("%s performs %v; the registry says %v", e.Name(), got, want)
+		}
+		for _, name := range tool.Names() {
+			if d, _ := tool.Get(name); e.Can(name) != d.ServedBy(e.Name()) {
+				t.Errorf("%s: Can(%s) is %v", e.Name(), name, e.Can(name))
+			}
 		}
 	}
-	for _, tool := range engine.OptionTools() {
-		seen := map[string]bool{}
-		for _, o := range engine.Options(tool) {
-			switch {
-			case seen[o.Name]:
-				t.Errorf("%s declares %s twice", tool, o.Name)
-			case o.Description == "" || len(o.Engines) == 0:
-				t.Errorf("%s.%s has no description or no engine", tool, o.Name)
-			case o.Type == engine.TypeEnum && (len(o.Legal) == 0 || (o.Default != "" && !slices.Contains(o.Legal, o.Default))):
-				t.Errorf("%s.%s: enum without values, or a default outside them", tool, o.Name)
+	for _, name := range tool.Names() {
+		for _, o := range tool.Options(name) {
+			if o.Default == "" {
+				continue
 			}
-			seen[o.Name] = true
-			if o.Default != "" {
-				if err := engine.CheckOptions(tool, map[string]string{o.Name: o.Default}, func(string) bool { return true }); err != nil {
-					var oe *engine.OptionError
-					if !errors.As(err, &oe) || oe.Option == o.Name {
-						t.Errorf("%s.%s: the default %q is refused: %v", tool, o.Name, o.Default, err)
-					}
+			if err := engine.CheckOptions(name, map[string]string{o.Name: o.Default}, func(string) bool { return true }); err != nil {
+				var oe *engine.OptionError
+				if !errors.As(err, &oe) || oe.Option == o.Name {
+					t.Errorf("%s.%s: the default %q is refused: %v", name, o.Name, o.Default, err)
 				}
 			}
 		}
@@ -196,12 +197,12 @@ func FuzzCheckOptions(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		for _, tool := range engine.OptionTools() {
-			for _, o := range engine.Options(tool) {
-				err := engine.CheckOptions(tool, map[string]string{o.Name: v}, func(string) bool { return true })
+		for _, name := range tool.Names() {
+			for _, o := range tool.Options(name) {
+				err := engine.CheckOptions(name, map[string]string{o.Name: v}, func(string) bool { return true })
 				var oe *engine.OptionError
 				if err != nil && (!errors.As(err, &oe) || len(oe.Legal) == 0) {
-					t.Fatalf("%s %s=%q: %v", tool, o.Name, v, err)
+					t.Fatalf("%s %s=%q: %v", name, o.Name, v, err)
 				}
 			}
 		}

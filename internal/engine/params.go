@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // Aspect is a width:height ratio.
@@ -153,23 +154,6 @@ func ParseFit(s string) (Fit, error) {
 	return "", fmt.Errorf("fit %q is not fitted, regular, loose or oversized", s)
 }
 
-// roles lists, per tool, the roles it requires and those it accepts (DECISIONS §5).
-var roles = map[string]struct{ required, optional []string }{
-	"upscale":            {required: []string{"image"}},
-	"reframe":            {required: []string{"image"}},
-	"camera-lens":        {required: []string{"image"}},
-	"iron":               {required: []string{"image"}},
-	"remove-background":  {required: []string{"image"}},
-	"packshot":           {required: []string{"image"}, optional: []string{"background"}},
-	"harmonize":          {required: []string{"image", "background"}},
-	"tryon":              {required: []string{"model", "garment"}},
-	"cleanup":            {required: []string{"image", "mask"}},
-	"color-change":       {required: []string{"image"}, optional: []string{"mask"}},
-	"fit-adjust":         {required: []string{"image"}},
-	"generate-character": {optional: []string{"image"}},
-	"lookbook-video":     {required: []string{"image"}},
-}
-
 // Validate checks what every engine checks before it works or spends: a
 // known tier, a sane shape, the tool's required roles with non-empty bytes,
 // and its options (CheckOptions: the same check the submit makes). Its
@@ -191,16 +175,14 @@ func Validate(r Request) error {
 			return InputError(r.Tool, fmt.Sprintf("The %s input is empty.", in.Role), nil)
 		}
 	}
-	spec, ok := roles[r.Tool]
-	if ok {
-		for _, role := range spec.required {
-			if _, has := r.Input(role); !has {
-				return InputError(r.Tool, fmt.Sprintf("The %s tool needs an input in the %s role.", r.Tool, role), nil)
-			}
+	t, _ := tool.Get(r.Tool)
+	for _, role := range t.Required() {
+		if _, has := r.Input(role); !has {
+			return InputError(r.Tool, fmt.Sprintf("The %s tool needs an input in the %s role.", r.Tool, role), nil)
 		}
 	}
 	params := r.Params
-	if r.Shape != nil && strings.TrimSpace(params["aspect"]) == "" && Declared(r.Tool, "aspect") {
+	if r.Shape != nil && strings.TrimSpace(params["aspect"]) == "" && tool.Declared(r.Tool, "aspect") {
 		// An output shape stands for the aspect.
 		params = maps.Clone(params)
 		if params == nil {

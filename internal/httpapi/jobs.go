@@ -8,10 +8,10 @@ import (
 
 	"studio/internal/asset"
 	"studio/internal/auth"
-	"studio/internal/engine"
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // SubmitForm documents the multipart body of POST /api/toolkit/jobs/submit.
@@ -102,7 +102,7 @@ func submitError(err error) error {
 // a file or, sent as text, the id of an asset of the house (DECISIONS §10),
 // and text fields, the unreserved ones being the tool's options.
 var submitForm = formSpec{
-	maxBody: submitLimit, files: job.RoleParts(), refs: true, others: true, maxFiles: maxSubmitFiles, maxText: maxField,
+	maxBody: submitLimit, files: tool.SubmitRoles(), refs: true, others: true, maxFiles: maxSubmitFiles, maxText: maxField,
 }
 
 // maxSubmitFiles is the most files a submit carries; submitLimit holds them.
@@ -142,13 +142,13 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 		}
 	}
 	if in.Tool == "" {
-		return in, errs.With(job.ErrUnknownTool, "legal", job.SubmitTools())
+		return in, errs.With(job.ErrUnknownTool, "legal", tool.SubmitTools())
 	}
 	return in, nil
 }
 
 // submitDescription documents the submit's options, tool by tool, from
-// their one declaration (engine.Options).
+// their one declaration (package tool).
 func submitDescription() string {
 	var b strings.Builder
 	b.WriteString("Queues one develop: the tool's price at the quality is held before it is queued, settled when the frame " +
@@ -164,11 +164,11 @@ func submitDescription() string {
 		"An option name the tool does not read is kept on the job and changes nothing. Every tool takes `runId` (any text): " +
 		"frames sent with the same runId are one develop run. list_capabilities (MCP) and the billing catalog list the " +
 		"options the engine configured here reads.\n\nThe options each tool reads:\n")
-	for _, tool := range job.SubmitTools() {
-		fmt.Fprintf(&b, "\n- **%s**", tool)
+	for _, name := range tool.SubmitTools() {
+		fmt.Fprintf(&b, "\n- **%s**", name)
 		n := 0
-		for _, o := range engine.Options(tool) {
-			if o.Internal || o.ReadBy(engine.Service) {
+		for _, o := range tool.Options(name) {
+			if o.Internal || o.ReadBy(tool.Service) {
 				continue
 			}
 			n++
@@ -182,7 +182,7 @@ func submitDescription() string {
 			if o.Required {
 				b.WriteString("; required")
 			}
-			if !o.ReadBy(engine.Local) || !o.ReadBy(engine.Fal) {
+			if !o.ReadBy(tool.Local) || !o.ReadBy(tool.Fal) {
 				fmt.Fprintf(&b, "; read by the %s engine", strings.Join(o.Engines, " and "))
 			}
 			fmt.Fprintf(&b, "): %s", o.Description)

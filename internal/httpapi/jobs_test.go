@@ -11,9 +11,9 @@ import (
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
-	"studio/internal/engine"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // jobsWalk is the jobs area's part of the route walk (walk_test.go).
@@ -518,17 +518,17 @@ func TestSubmitDocumentsOptions(t *testing.T) {
 	}
 	a.Do(t, "GET", "/openapi.json", a.Key(t, owner, "viewer"), nil).JSON(t, &doc)
 	desc := doc.Paths["/api/toolkit/jobs/submit"]["post"].Description
-	for _, tool := range job.SubmitTools() {
-		section := desc[strings.Index(desc, "**"+tool+"**"):]
+	for _, name := range tool.SubmitTools() {
+		section := desc[strings.Index(desc, "**"+name+"**"):]
 		if i := strings.Index(section[2:], "\n- **"); i >= 0 {
 			section = section[:i+2]
 		}
-		for _, o := range engine.Options(tool) {
-			if o.Internal || o.ReadBy(engine.Service) {
+		for _, o := range tool.Options(name) {
+			if o.Internal || o.ReadBy(tool.Service) {
 				continue
 			}
 			if !strings.Contains(section, "`"+o.Name+"`") || (len(o.Legal) > 0 && !strings.Contains(section, o.Legal[0])) {
-				t.Errorf("the submit's description does not document %s's %s: %q", tool, o.Name, section)
+				t.Errorf("the submit's description does not document %s's %s: %q", name, o.Name, section)
 			}
 		}
 	}

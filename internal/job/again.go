@@ -8,6 +8,7 @@ import (
 
 	"studio/internal/auth"
 	"studio/internal/errs"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -28,7 +29,7 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, src Job, params m
 	if err := CheckOptions(src.Tool, params, src.Inputs); err != nil {
 		return Job{}, err
 	}
-	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
+	if lostInputs(src) {
 		return Job{}, ErrNoInputs
 	}
 	ids := make([]string, len(src.Inputs))
@@ -52,6 +53,13 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, src Job, params m
 		Params: params, Inputs: src.Inputs, RetryOfJobID: src.ID, IdempotencyKey: key,
 		Fingerprint: Fingerprint(src.Tool, src.Tier, digests, params), Cost: src.Cost,
 	}, nil
+}
+
+// lostInputs reports whether a frame to develop again has no inputs though
+// its tool requires some (a frame written before its inputs were kept).
+func lostInputs(src Job) bool {
+	t, _ := tool.Get(src.Tool)
+	return len(src.Inputs) == 0 && len(t.Required()) > 0
 }
 
 // Enqueue writes a prepared job with its hold: the same idempotency key

@@ -110,34 +110,6 @@ var (
 	ErrBadOption = errs.New(errs.KindInvalid, "BAD_OPTION", "An option of the tool has a value it does not take.")
 )
 
-// Roles are the input roles each submit tool takes (DECISIONS §5): the
-// required ones first, then the optional ones.
-var Roles = map[string]struct{ Required, Optional []string }{
-	"upscale":            {Required: []string{"image"}},
-	"reframe":            {Required: []string{"image"}},
-	"camera-lens":        {Required: []string{"image"}},
-	"iron":               {Required: []string{"image"}},
-	"packshot":           {Required: []string{"image"}, Optional: []string{"background"}},
-	"harmonize":          {Required: []string{"image", "background"}},
-	"tryon":              {Required: []string{"model", "garment"}},
-	"cleanup":            {Required: []string{"image", "mask"}},
-	"color-change":       {Required: []string{"image"}, Optional: []string{"mask"}},
-	"fit-adjust":         {Required: []string{"image"}},
-	"generate-character": {Optional: []string{"image"}},
-	"lookbook-video":     {Required: []string{"image"}},
-	"remove-background":  {Required: []string{"image"}},
-}
-
-// SubmitTools lists the tools the submit route accepts, sorted.
-func SubmitTools() []string {
-	out := make([]string, 0, len(Roles))
-	for t := range Roles {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // MaxKey is the longest idempotency key, in characters (DECISIONS §10).
 const MaxKey = 200
 
@@ -149,29 +121,6 @@ func CheckKey(key string) error {
 		return ErrKeyTooLong
 	}
 	return nil
-}
-
-// Repeatable lists the roles a submit may send more than once, with the
-// most inputs each takes (DECISIONS §5: garment repeats for tryon; a look
-// takes at most 6 pieces). Every other role takes one input.
-var Repeatable = map[string]int{"garment": 6}
-
-// RoleParts maps every input role of any tool to the most inputs a submit
-// may send in it: the bound the multipart reader enforces while it reads.
-func RoleParts() map[string]int {
-	out := map[string]int{}
-	for _, r := range Roles {
-		for _, role := range slices.Concat(r.Required, r.Optional) {
-			out[role] = max(1, Repeatable[role])
-		}
-	}
-	return out
-}
-
-// IsRole reports whether name is an input role of the tool.
-func IsRole(tool, name string) bool {
-	r := Roles[tool]
-	return slices.Contains(r.Required, name) || slices.Contains(r.Optional, name)
 }
 
 // Fingerprint identifies a request for idempotency: the tool, the tier,

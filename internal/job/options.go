@@ -6,10 +6,11 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/errs"
+	"studio/internal/tool"
 )
 
 // CheckOptions checks a develop's params against the options its tool
-// declares (engine.Options, the one declaration): a value outside the
+// declares (tool.Options, the one declaration): a value outside the
 // option's legal ones, or a required option left out, is 400 BAD_OPTION
 // with option and legal; a value that needs an input the develop lacks
 // (packshot bg=image without a background) is NO_INPUTS with role. Names
@@ -52,10 +53,10 @@ type OptionSpec struct {
 // reads, and those the service reads (runId), for the wire; served "" (no
 // engine here performs the tool) lists every engine's. Options the look
 // service writes itself are never listed.
-func OptionSpecs(tool, served string) []OptionSpec {
+func OptionSpecs(name, served string) []OptionSpec {
 	out := []OptionSpec{}
-	for _, o := range engine.Options(tool) {
-		if o.Internal || (served != "" && !o.ReadBy(served) && !o.ReadBy(engine.Service)) {
+	for _, o := range tool.Options(name) {
+		if o.Internal || (served != "" && !o.ReadBy(served) && !o.ReadBy(tool.Service)) {
 			continue
 		}
 		spec := OptionSpec{Name: o.Name, Type: string(o.Type), Legal: append([]string{}, o.Legal...), Required: o.Required, Description: o.Description}

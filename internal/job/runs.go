@@ -129,7 +129,7 @@ func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempoten
 	if !s.engines.Can(src.Tool) {
 		return Receipt{}, ErrUnknownToolRun
 	}
-	if len(src.Inputs) == 0 && len(Roles[src.Tool].Required) > 0 {
+	if lostInputs(src) {
 		return Receipt{}, ErrNoInputs
 	}
 	if err := CheckOptions(src.Tool, src.Params, src.Inputs); err != nil {

@@ -15,6 +15,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/errs"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -130,14 +131,14 @@ type TierPrice struct {
 // prices, engines, options and notes.
 func (s *Service) Capabilities() []Capability {
 	out := []Capability{}
-	for _, tool := range SubmitTools() {
-		name, note := engine.Provider(s.engines, tool)
-		if name == "" {
+	for _, name := range tool.SubmitTools() {
+		served, note := engine.Provider(s.engines, name)
+		if served == "" {
 			continue
 		}
-		c := Capability{Tool: tool, Prices: make([]TierPrice, 0, len(ledger.Tiers)), Engine: name, Options: OptionSpecs(tool, name), Note: note}
+		c := Capability{Tool: name, Prices: make([]TierPrice, 0, len(ledger.Tiers)), Engine: served, Options: OptionSpecs(name, served), Note: note}
 		for _, t := range ledger.Tiers {
-			c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: s.prices.Tool(tool, t)})
+			c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: s.prices.Tool(name, t)})
 		}
 		out = append(out, c)
 	}
@@ -187,8 +188,9 @@ func (s *Service) Catalog() Catalog {
 // validate checks a submit before anything is read, stored or held: the
 // tool, the tier, the roles, that the engines can do it, and its options.
 func (s *Service) validate(in *SubmitRequest) error {
-	if _, ok := Roles[in.Tool]; !ok {
-		return errs.With(ErrUnknownTool, "legal", SubmitTools())
+	t, ok := tool.Get(in.Tool)
+	if !ok || !t.Submit {
+		return errs.With(ErrUnknownTool, "legal", tool.SubmitTools())
 	}
 	if in.Tier == "" {
 		in.Tier = ledger.Tier1K
@@ -198,14 +200,14 @@ func (s *Service) validate(in *SubmitRequest) error {
 	}
 	have := map[string]int{}
 	for _, i := range in.Inputs {
-		if !IsRole(in.Tool, i.Role) {
-			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" takes no "+i.Role+" input.")
+		if !t.Takes(i.Role) {
+			return wrongRole(t, i.Role)
 		}
 		have[i.Role]++
 	}
 	for _, u := range in.Uploads {
-		if !IsRole(in.Tool, u.Role) {
-			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" takes no "+u.Role+" input.")
+		if !t.Takes(u.Role) {
+			return wrongRole(t, u.Role)
 		}
 		if len(u.Data) == 0 {
 			return ErrEmptyImage
@@ -213,13 +215,13 @@ func (s *Service) validate(in *SubmitRequest) error {
 		have[u.Role]++
 	}
 	for role, n := range have {
-		if most := max(1, Repeatable[role]); n > most {
-			return errs.Msg(errs.BadForm, fmt.Sprintf("The tool %s takes at most %d %s input(s).", in.Tool, most, role))
+		if r, _ := t.Role(role); n > r.Limit() {
+			return errs.Msg(errs.BadForm, fmt.Sprintf("The tool %s takes at most %d %s input(s).", t.Name, r.Limit(), role))
 		}
 	}
-	for _, r := range Roles[in.Tool].Required {
+	for _, r := range t.Required() {
 		if have[r] == 0 {
-			return errs.Msg(ErrNoImage, "The tool "+in.Tool+" needs an input named "+r+".")
+			return errs.Msg(ErrNoImage, "The tool "+t.Name+" needs an input named "+r+".")
 		}
 	}
 	if !s.engines.Can(in.Tool) {
@@ -231,6 +233,11 @@ func (s *Service) validate(in *SubmitRequest) error {
 		roles = append(roles, Input{Role: u.Role})
 	}
 	return CheckOptions(in.Tool, in.Params, roles)
+}
+
+// wrongRole refuses an input in a role the tool does not take.
+func wrongRole(t tool.Tool, role string) error {
+	return errs.Msg(ErrNoImage, "The tool "+t.Name+" takes no "+role+" input.")
 }
 
 // Submit validates, resolves inputs to house assets, takes the hold and

@@ -8,6 +8,7 @@ import (
 
 	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -58,13 +59,9 @@ func Normalise(s string) string {
 	return s
 }
 
-// Tools are the tool slugs a scope may name: the develop tools and the
-// lookbook's frames.
-func Tools() []string {
-	out := append(job.SubmitTools(), "lookbook")
-	slices.Sort(out)
-	return out
-}
+// Tools are the tool slugs a scope may name: every develop tool, the
+// lookbook's frames included.
+func Tools() []string { return tool.Names() }
 
 // scope sorts and de-duplicates tools and checks each is a tool.
 func scope(tools []string) ([]string, error) {

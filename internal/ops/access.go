@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"studio/internal/auth"
-	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 )
 
 // Toolkits are the toolkits an operator may grant a user: the service's
-// areas of work. Tools are the develop tools (job.Roles).
+// areas of work. Tools are the submit tools (tool.SubmitTools).
 var Toolkits = []string{"brand", "casting", "lookbook", "share", "studio"}
 
 // Tools lists the tools an operator may grant a user, sorted.
-func Tools() []string { return job.SubmitTools() }
+func Tools() []string { return tool.SubmitTools() }
 
 // Grant is one access grant: a user and a toolkit or a tool.
 type Grant struct {

@@ -19,6 +19,7 @@ import (
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -77,8 +78,11 @@ var (
 	ErrAssetNotFound = errs.Msg(errs.AssetNotFound, "An asset is not one of this house's.")
 )
 
-// videoTools make a video, which no step takes.
-var videoTools = []string{"lookbook-video"}
+// makesVideo reports whether the tool makes a video, which no step takes.
+func makesVideo(name string) bool {
+	t, _ := tool.Get(name)
+	return t.Video
+}
 
 // reservedOptions are names a step's options never carry: the submit's
 // reserved fields, the run's own runId and the refused output.
@@ -99,9 +103,9 @@ func Check(steps []Step) ([]Step, error) {
 	out := make([]Step, len(steps))
 	for i, s := range steps {
 		at := func(e *errs.Error) error { return errs.With(e, "step", i) }
-		roles, ok := job.Roles[s.Tool]
-		if !ok {
-			return nil, errs.With(job.ErrUnknownTool, "legal", job.SubmitTools(), "step", i)
+		t, ok := tool.Get(s.Tool)
+		if !ok || !t.Submit {
+			return nil, errs.With(job.ErrUnknownTool, "legal", tool.SubmitTools(), "step", i)
 		}
 		if s.Quality == "" {
 			s.Quality = ledger.Tier1K
@@ -109,12 +113,11 @@ func Check(steps []Step) ([]Step, error) {
 		if !s.Quality.Valid() {
 			return nil, at(job.ErrBadQuality)
 		}
-		takesImage := slices.Contains(roles.Required, "image") || slices.Contains(roles.Optional, "image")
-		if !takesImage || len(roles.Required) > 1 {
+		if !t.Takes("image") || len(t.Required()) > 1 {
 			return nil, at(errs.Msg(ErrBadStep, fmt.Sprintf("Step %d: %s needs %s, and a pipeline feeds each step one image.",
-				i+1, s.Tool, strings.Join(roles.Required, " and "))))
+				i+1, s.Tool, strings.Join(t.Required(), " and "))))
 		}
-		if i > 0 && slices.Contains(videoTools, steps[i-1].Tool) {
+		if i > 0 && makesVideo(steps[i-1].Tool) {
 			return nil, at(errs.Msg(ErrBadStep, fmt.Sprintf("Step %d: %s makes a video, which %s cannot take; a video can only be the last step.",
 				i, steps[i-1].Tool, s.Tool)))
 		}

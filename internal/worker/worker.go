@@ -34,6 +34,7 @@ import (
 	"studio/internal/imagemem"
 	"studio/internal/job"
 	"studio/internal/poll"
+	"studio/internal/tool"
 )
 
 // Store is what the worker needs from persistence.
@@ -486,8 +487,8 @@ func (p *Pool) read(ctx context.Context, key string) ([]byte, error) {
 // shape reads an output destination's size from the params a look or a
 // duplicate carried (outputWidth, outputHeight), for a tool that declares
 // them (look frames): sent with any other tool they are unknown options.
-func shape(tool string, params map[string]string) (int, int) {
-	if !engine.Declared(tool, "outputWidth") {
+func shape(name string, params map[string]string) (int, int) {
+	if !tool.Declared(name, "outputWidth") {
 		return 0, 0
 	}
 	w, _ := strconv.Atoi(params["outputWidth"])

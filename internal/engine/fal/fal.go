@@ -19,6 +19,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
 	"studio/internal/picture"
+	"studio/internal/tool"
 )
 
 // DefaultBaseURL is fal.ai's queue endpoint.
@@ -92,23 +93,17 @@ func New(key, baseURL string, opts ...Option) (*Engine, error) {
 }
 
 // Name is "fal".
-func (e *Engine) Name() string { return "fal" }
+func (e *Engine) Name() string { return tool.Fal }
 
-// Tools lists the tools with a model in the table, sorted.
+// Tools lists the tools the registry says fal serves that have a model in
+// the table, sorted.
 func (e *Engine) Tools() []string {
-	var out []string
-	for t, m := range e.models {
-		if !strings.Contains(t, "+") && m != "" {
-			out = append(out, t)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return slices.DeleteFunc(tool.ServedBy(tool.Fal), func(name string) bool { return e.models[name] == "" })
 }
 
-// Can reports whether tool has a model in the table.
-func (e *Engine) Can(tool string) bool {
-	return !strings.Contains(tool, "+") && e.models[tool] != ""
+// Can reports whether fal serves the tool and it has a model in the table.
+func (e *Engine) Can(name string) bool {
+	return tool.Serves(tool.Fal, name) && e.models[name] != ""
 }
 
 // Run submits r to fal's queue and blocks until the result is downloaded or ctx ends.
@@ -496,7 +491,8 @@ func (e *Engine) sameOrigin(u *url.URL) bool {
 
 // fetchResult downloads the output file and makes the engine's result of it.
 func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (engine.Result, error) {
-	video := r.Tool == "lookbook-video" || strings.HasPrefix(f.ContentType, "video/")
+	t, _ := tool.Get(r.Tool)
+	video := t.Video || strings.HasPrefix(f.ContentType, "video/")
 	limit := int64(maxImageBytes)
 	if video {
 		limit = maxVideoBytes

@@ -44,6 +44,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
 	"studio/internal/picture"
+	"studio/internal/tool"
 )
 
 // DefaultModel is asked for when the configuration names none.
@@ -54,9 +55,6 @@ const maxAnswerBytes = 96 << 20
 
 // Sizes are the sizes the endpoint accepts, "WxH".
 var Sizes = []string{"1024x1024", "1536x1024", "1024x1536"}
-
-// tools are the tools the engine performs.
-var tools = []string{"generate-character", lookbrief.Tool}
 
 // Upstream is the endpoint in the words of a failed develop.
 var Upstream = engine.Upstream{Name: "The image endpoint", Setting: "AI_IMAGE_API_KEY"}
@@ -87,13 +85,14 @@ func New(baseURL, key, model string) (*Engine, error) {
 }
 
 // Name is "image-api".
-func (e *Engine) Name() string { return engine.ImageAPI }
+func (e *Engine) Name() string { return tool.ImageAPI }
 
-// Tools are generate-character and lookbook.
-func (e *Engine) Tools() []string { return append([]string(nil), tools...) }
+// Tools lists the tools the registry says it serves (generate-character
+// and lookbook).
+func (e *Engine) Tools() []string { return tool.ServedBy(tool.ImageAPI) }
 
-// Can reports whether tool is one of Tools.
-func (e *Engine) Can(tool string) bool { return tool == tools[0] || tool == tools[1] }
+// Can reports whether it serves the tool.
+func (e *Engine) Can(name string) bool { return tool.Serves(tool.ImageAPI, name) }
 
 // Run develops r on the endpoint and blocks until the answer is read or ctx ends.
 func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {

@@ -6,62 +6,53 @@ import (
 	"fmt"
 	"image"
 	"runtime/debug"
-	"slices"
 
 	"studio/internal/engine"
+	"studio/internal/tool"
 )
 
 // Engine is the embedded engine: real image processing in this process, with
 // no network and no randomness, so the same request gives the same bytes.
-type Engine struct {
-	tools map[string]tool
-}
+type Engine struct{}
 
-type tool func(ctx context.Context, r engine.Request) (engine.Result, error)
+type runFunc func(ctx context.Context, r engine.Request) (engine.Result, error)
+
+// runs perform the tools the registry says the local engine serves
+// (tool.ServedBy(tool.Local)); a test keeps the two the same.
+var runs = map[string]runFunc{
+	"upscale":           runUpscale,
+	"reframe":           runReframe,
+	"packshot":          runPackshot,
+	"remove-background": runRemoveBackground,
+	"camera-lens":       runCameraLens,
+	"harmonize":         runHarmonize,
+	"iron":              runIron,
+	"cleanup":           runCleanup,
+	"color-change":      runColorChange,
+	"fit-adjust":        runFitAdjust,
+	"tryon":             runTryon,
+}
 
 // New returns the local engine.
-func New() *Engine {
-	return &Engine{tools: map[string]tool{
-		"upscale":           runUpscale,
-		"reframe":           runReframe,
-		"packshot":          runPackshot,
-		"remove-background": runRemoveBackground,
-		"camera-lens":       runCameraLens,
-		"harmonize":         runHarmonize,
-		"iron":              runIron,
-		"cleanup":           runCleanup,
-		"color-change":      runColorChange,
-		"fit-adjust":        runFitAdjust,
-		"tryon":             runTryon,
-	}}
-}
+func New() *Engine { return &Engine{} }
 
 // Name is "local".
-func (l *Engine) Name() string { return "local" }
+func (l *Engine) Name() string { return tool.Local }
 
-// Tools lists the tools the local engine performs, sorted.
-func (l *Engine) Tools() []string {
-	out := make([]string, 0, len(l.tools))
-	for t := range l.tools {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}
+// Tools lists the tools the local engine performs, sorted: those the
+// registry says it serves.
+func (l *Engine) Tools() []string { return tool.ServedBy(tool.Local) }
 
-// Can reports whether the local engine performs tool.
-func (l *Engine) Can(tool string) bool {
-	_, ok := l.tools[tool]
-	return ok
-}
+// Can reports whether the local engine performs the tool.
+func (l *Engine) Can(name string) bool { return tool.Serves(tool.Local, name) && runs[name] != nil }
 
 // Run validates r and performs it. A tool the engine does not perform gives
 // ErrUnsupported; bad inputs give input faults; a failure of the engine itself
 // (including a panic in image code) gives a provider fault. When ctx ends
 // between stages, the error wraps ctx.Err().
 func (l *Engine) Run(ctx context.Context, r engine.Request) (res engine.Result, err error) {
-	run, ok := l.tools[r.Tool]
-	if !ok {
+	run, ok := runs[r.Tool]
+	if !ok || !l.Can(r.Tool) {
 		return engine.Result{}, engine.Unsupported(l.Name(), r.Tool)
 	}
 	if err := engine.Validate(r); err != nil {
@@ -117,14 +108,4 @@ func strengthParam(r engine.Request, def float64) float64 {
 		}
 	}
 	return def
-}
-
-// Note says what the local engine makes of the one tool it performs only
-// as a composite: try-on lays the garments on the model, it does not
-// re-drape them.
-func (l *Engine) Note(tool string) string {
-	if tool == "tryon" {
-		return "Composite: the local engine lays each garment, cut out and scaled, over the model; it does not drape or re-fit it. Set FAL_KEY for a generative try-on."
-	}
-	return ""
 }

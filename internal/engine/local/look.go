@@ -14,6 +14,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
 	"studio/internal/picture"
+	"studio/internal/tool"
 )
 
 // Lookbook is the local engine's lookbook tool, kept as its own engine so
@@ -46,21 +47,13 @@ type Lookbook struct{}
 func NewLookbook() Lookbook { return Lookbook{} }
 
 // Name is "lookbook".
-func (Lookbook) Name() string { return "lookbook" }
+func (Lookbook) Name() string { return tool.Lookbook }
 
-// Tools is the one tool, "lookbook".
-func (Lookbook) Tools() []string { return []string{"lookbook"} }
+// Tools lists the tools the registry says it serves: lookbook.
+func (Lookbook) Tools() []string { return tool.ServedBy(tool.Lookbook) }
 
-// Can reports whether tool is "lookbook".
-func (Lookbook) Can(tool string) bool { return tool == "lookbook" }
-
-// Note says that the local look frames are layout proofs.
-func (Lookbook) Note(tool string) string {
-	if tool == "lookbook" {
-		return "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."
-	}
-	return ""
-}
+// Can reports whether it serves the tool.
+func (Lookbook) Can(name string) bool { return tool.Serves(tool.Lookbook, name) }
 
 // Run validates r and composes or re-frames the look.
 func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result, err error) {
