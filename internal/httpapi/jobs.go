@@ -142,7 +142,7 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (job.SubmitRequest, erro
 		}
 	}
 	if in.Tool == "" {
-		return in, errs.With(job.ErrUnknownTool, "legal", tool.SubmitTools())
+		return in, errs.With(job.ErrNoTool, "legal", tool.SubmitTools())
 	}
 	return in, nil
 }

@@ -150,6 +150,16 @@ func TestJobSubmit(t *testing.T) {
 				t.Errorf("legal = %v", res.Map(t)["legal"])
 			}
 		})
+		t.Run("a submit says the tool field is missing, and which roles the tool takes", func(t *testing.T) {
+			res := a.Do(t, "POST", "/api/toolkit/jobs/submit", member, apptest.Multipart(t, apptest.Part{Name: "image", Filename: "a.png", Data: img}))
+			if m := res.Map(t); m["message"] != "The tool field is missing." || m["legal"] == nil {
+				t.Errorf("no tool: %s", res.Body)
+			}
+			res = a.Do(t, "POST", "/api/toolkit/jobs/submit", member, submitForm(t, "packshot", "mask", img))
+			if m := res.Map(t); m["message"] != "The tool packshot takes no mask input; it takes image and background." {
+				t.Errorf("a role packshot lacks: %s", res.Body)
+			}
+		})
 		t.Run("the hold equals the catalog price and the input became an asset", func(t *testing.T) {
 			fresh := a.SignUp(t, "fresh")
 			k := a.Key(t, fresh, "member")

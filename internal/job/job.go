@@ -87,6 +87,8 @@ var (
 	// (ErrUnknownToolRun). errs' TestEachCodeDeclaredOnce allows exactly this pair.
 	ErrUnknownTool    = errs.New(errs.KindInvalid, "UNKNOWN_TOOL", "That tool does not exist.")
 	ErrUnknownToolRun = errs.New(errs.KindUnprocessable, "UNKNOWN_TOOL", "The frame's tool is no longer offered.")
+	// ErrNoTool is a submit that names no tool: UNKNOWN_TOOL, saying so.
+	ErrNoTool = errs.Msg(ErrUnknownTool, "The tool field is missing.")
 
 	ErrNoImage         = errs.Msg(errs.NoImage, "The tool needs an image.")
 	ErrEmptyImage      = errs.EmptyImage

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -188,6 +189,9 @@ func (s *Service) Catalog() Catalog {
 // validate checks a submit before anything is read, stored or held: the
 // tool, the tier, the roles, that the engines can do it, and its options.
 func (s *Service) validate(in *SubmitRequest) error {
+	if in.Tool == "" {
+		return errs.With(ErrNoTool, "legal", tool.SubmitTools())
+	}
 	t, ok := tool.Get(in.Tool)
 	if !ok || !t.Submit {
 		return errs.With(ErrUnknownTool, "legal", tool.SubmitTools())
@@ -235,9 +239,20 @@ func (s *Service) validate(in *SubmitRequest) error {
 	return CheckOptions(in.Tool, in.Params, roles)
 }
 
-// wrongRole refuses an input in a role the tool does not take.
+// wrongRole refuses an input in a role the tool does not take, naming the
+// roles it takes (legal).
 func wrongRole(t tool.Tool, role string) error {
-	return errs.Msg(ErrNoImage, "The tool "+t.Name+" takes no "+role+" input.")
+	roles := t.RoleNames()
+	msg := fmt.Sprintf("The tool %s takes no %s input; it takes %s.", t.Name, role, andList(roles))
+	return errs.With(errs.Msg(ErrNoImage, msg), "legal", roles)
+}
+
+// andList writes names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Submit validates, resolves inputs to house assets, takes the hold and

@@ -404,7 +404,7 @@ func (s *Server) refuse(ctx context.Context, toolName string, err error) CallRes
 		msg = fmt.Sprintf("The develop needs %v tokens; the house can spend %v and already holds %v for develops in flight.",
 			e.Fields["need"], e.Fields["spendable"], e.Fields["held"])
 	case errors.Is(e, job.ErrUnknownTool):
-		msg = "That tool does not exist; list_capabilities names the tools."
+		msg = strings.TrimSuffix(msg, ".") + "; list_capabilities names the tools."
 	}
 	return result(refusalBody{Error: code + ": " + msg}, true)
 }

@@ -1,0 +1,55 @@
+package job_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"studio/internal/auth"
+	"studio/internal/errs"
+	"studio/internal/job"
+	"studio/internal/tool"
+)
+
+// TestSubmitSaysWhatIsWrong: a submit that names no tool, or sends an
+// input in a role its tool does not take, is refused before the store,
+// the assets or the engines are reached, in plain words naming what the
+// tool takes (issue 26, item 7).
+func TestSubmitSaysWhatIsWrong(t *testing.T) {
+	s := job.NewService(nil, nil, nil, tool.DefaultPrices(), nil, func() time.Time { return time.Unix(0, 0) })
+	p := auth.Principal{HouseID: "h", UserID: "u", Role: auth.Member}
+	png := []byte("\x89PNG")
+	tests := []struct {
+		name      string
+		in        job.SubmitRequest
+		code      string
+		status    errs.Kind
+		message   string
+		wantLegal []string
+	}{
+		{"no tool", job.SubmitRequest{Uploads: []job.Upload{{Role: "image", Data: png}}},
+			"UNKNOWN_TOOL", errs.KindInvalid, "The tool field is missing.", tool.SubmitTools()},
+		{"a tool that does not exist", job.SubmitRequest{Tool: "levitate"},
+			"UNKNOWN_TOOL", errs.KindInvalid, job.ErrUnknownTool.Message, tool.SubmitTools()},
+		{"an upload in a role upscale lacks", job.SubmitRequest{Tool: "upscale", Uploads: []job.Upload{{Role: "garment", Data: png}}},
+			"NO_IMAGE", errs.KindInvalid, "The tool upscale takes no garment input; it takes image.", []string{"image"}},
+		{"an asset in a role packshot lacks", job.SubmitRequest{Tool: "packshot", Inputs: []job.Input{{Role: "mask", AssetID: "a"}}},
+			"NO_IMAGE", errs.KindInvalid, "The tool packshot takes no mask input; it takes image and background.", []string{"image", "background"}},
+		{"two required roles", job.SubmitRequest{Tool: "tryon", Inputs: []job.Input{{Role: "image", AssetID: "a"}}},
+			"NO_IMAGE", errs.KindInvalid, "The tool tryon takes no image input; it takes model and garment.", []string{"model", "garment"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Submit(context.Background(), p, tt.in)
+			var e *errs.Error
+			if !errors.As(err, &e) || e.Code != tt.code || e.Kind != tt.status || e.Message != tt.message {
+				t.Fatalf("got %v; want %s %q", err, tt.code, tt.message)
+			}
+			if legal, _ := e.Fields["legal"].([]string); !slices.Equal(legal, tt.wantLegal) {
+				t.Errorf("legal %v; want %v", e.Fields["legal"], tt.wantLegal)
+			}
+		})
+	}
+}
