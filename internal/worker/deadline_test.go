@@ -8,6 +8,7 @@ import (
 
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/tool"
 	"studio/internal/worker"
 )
 
@@ -106,6 +107,26 @@ func TestToolDeadline(t *testing.T) {
 		}
 		f.wantTimedOut(t, still.ID, time.Minute)
 		f.wantTimedOut(t, video.ID, 3*time.Minute)
+		f.wantNoErrors(t)
+	})
+}
+
+// TestDeclaredDeadline: without DeadlineOf, a tool's deadline is its
+// declaration's (lookbook-video's is longer than the default).
+func TestDeclaredDeadline(t *testing.T) {
+	video, _ := tool.Get("lookbook-video")
+	if video.Deadline <= time.Minute {
+		t.Fatalf("lookbook-video declares %v", video.Deadline)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		v := f.submitTool(t, f.house, f.user, "lookbook-video", "hold")
+		still := f.submit(t, "hold")
+		f.pool(t, newFakeEngine(), worker.Options{Concurrency: 2, Deadline: time.Minute, Poll: 10 * time.Second})
+		time.Sleep(video.Deadline)
+		f.await(t, v.ID, job.Failed)
+		f.wantTimedOut(t, still.ID, time.Minute)
+		f.wantTimedOut(t, v.ID, video.Deadline)
 		f.wantNoErrors(t)
 	})
 }

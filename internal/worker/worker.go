@@ -78,7 +78,7 @@ type Options struct {
 	// Deadline is how long a claimed develop may render, counted from its
 	// first claim, before it fails with PROVIDER_TIMEOUT (default 10 min,
 	// STUDIO_RENDER_DEADLINE); DeadlineOf gives a tool's own, longer one
-	// (0 for the default).
+	// (0 for the default; by default the tool's declaration, tool.Tool.Deadline).
 	Deadline   time.Duration
 	DeadlineOf func(tool string) time.Duration
 	// Decoding is the memory for decoded inputs, shared by the process; a
@@ -119,14 +119,19 @@ const DefaultDeadline = 10 * time.Minute
 // errDeadline ends a render that passed its deadline.
 var errDeadline = errors.New("worker: the render deadline passed")
 
-// deadline is how long a claimed develop of tool may render.
-func (p *Pool) deadline(tool string) time.Duration {
-	if p.opts.DeadlineOf != nil {
-		if d := p.opts.DeadlineOf(tool); d > 0 {
-			return d
-		}
+// deadline is how long a claimed develop of the tool may render.
+func (p *Pool) deadline(name string) time.Duration {
+	if d := p.opts.DeadlineOf(name); d > 0 {
+		return d
 	}
 	return p.opts.Deadline
+}
+
+// declaredDeadline is the tool's own render deadline as the registry
+// declares it (0: the configured one).
+func declaredDeadline(name string) time.Duration {
+	t, _ := tool.Get(name)
+	return t.Deadline
 }
 
 // New returns a pool. Call Run to start it.
@@ -148,6 +153,9 @@ func New(store Store, blobs blob.Store, eng engine.Engine, notify job.Notifier, 
 	}
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultDeadline
+	}
+	if opts.DeadlineOf == nil {
+		opts.DeadlineOf = declaredDeadline
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
