@@ -11,9 +11,12 @@ import (
 // consulted by the worker's Director right before the engine is called, for
 // jobs, look frames, redraws and takes alike): the clause at job.RankBrand
 // while injection is enabled, and the marks riding with the frame at
-// job.RankMarks, each a line naming its rendition, its material verbatim
-// and its placement, and a reference to its asset with the material as its
-// text. Marks ride whether or not the clause is enabled; a mark's note
+// job.RankMarks, each a reference to its asset whose text is its material
+// verbatim and its placement (MarkText). A mark adds no line to the
+// prompt: an engine whose model is shown the marks' pictures names them
+// by position with that text (lookbrief.MarkWords), and a model that is
+// not shown them hears nothing of them, so it never invents a logo (issue
+// 27). Marks ride whether or not the clause is enabled; a mark's note
 // rides nowhere.
 func (s *Service) Source() job.Source {
 	return job.SourceFunc(func(ctx context.Context, j job.Job) ([]job.Part, error) {
@@ -30,23 +33,20 @@ func (s *Service) Source() job.Source {
 			return nil, err
 		}
 		for _, m := range marks {
-			parts = append(parts, job.Part{Rank: job.RankMarks, Source: "mark", Text: MarkLine(m),
-				Refs: []job.Ref{{Role: "mark", Label: m.Filename, Text: m.Material, AssetID: m.AssetID}}})
+			parts = append(parts, job.Part{Rank: job.RankMarks, Source: "mark",
+				Refs: []job.Ref{{Role: "mark", Label: m.Filename, Text: MarkText(m), AssetID: m.AssetID}}})
 		}
 		return parts, nil
 	})
 }
 
-// MarkLine is the prompt's line for a riding mark. It claims no picture:
-// an engine whose model takes the marks as pictures names them by position
-// itself (lookbrief.MarkWords); to any other model the mark rides as these
-// words alone.
-func MarkLine(m Mark) string {
+// MarkText is what a riding mark's picture is said to be beside it: its
+// material verbatim, and its placement ("gold foil, placed left chest").
+func MarkText(m Mark) string {
 	var b strings.Builder
-	b.WriteString("Logo rendition " + m.Filename + ", reproduced exactly in " + m.Material)
+	b.WriteString(m.Material)
 	if m.Placement != nil && *m.Placement != "" {
 		b.WriteString(", placed " + *m.Placement)
 	}
-	b.WriteString(".")
 	return b.String()
 }

@@ -124,11 +124,14 @@ func TestMarksReachTheProvider(t *testing.T) {
 						t.Errorf("image %d is not the %s", i+1, []string{"model", "piece", "first mark", "second mark"}[i])
 					}
 				}
-				for _, w := range []string{"Image 3 is the house's logo rendition Wordmark, in gold foil wordmark; image 4 is the house's logo rendition Monogram, in blind-embossed monogram.",
-					"House style: Quiet coastal tailoring.", "Logo rendition Wordmark, reproduced exactly in gold foil wordmark, placed left chest."} {
+				for _, w := range []string{"Image 3 is the house's logo rendition Wordmark, in gold foil wordmark, placed left chest; image 4 is the house's logo rendition Monogram, in blind-embossed monogram, placed left chest.",
+					"House style: Quiet coastal tailoring."} {
 					if !strings.Contains(c.prompt, w) {
 						t.Errorf("the provider's prompt lacks %q:\n%s", w, c.prompt)
 					}
+				}
+				if strings.Count(c.prompt, "gold foil") != 1 {
+					t.Errorf("the provider's prompt names the first mark other than beside its picture:\n%s", c.prompt)
 				}
 
 				op := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
@@ -142,8 +145,8 @@ func TestMarksReachTheProvider(t *testing.T) {
 				for _, r := range d.ProviderRefs {
 					refs = append(refs, r.Role+":"+r.Label+":"+r.Text+":"+r.AssetID)
 				}
-				if w := "model:::" + model.ID + "|item:Silk shirt::" + shirt.ID + "|mark:Wordmark:gold foil wordmark:" + marks[0] +
-					"|mark:Monogram:blind-embossed monogram:" + marks[1]; strings.Join(refs, "|") != w {
+				if w := "model:::" + model.ID + "|item:Silk shirt::" + shirt.ID + "|mark:Wordmark:gold foil wordmark, placed left chest:" + marks[0] +
+					"|mark:Monogram:blind-embossed monogram, placed left chest:" + marks[1]; strings.Join(refs, "|") != w {
 					t.Errorf("recorded pictures\n%s\nwant\n%s", strings.Join(refs, "|"), w)
 				}
 			})

@@ -161,11 +161,11 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 	case "generate-character":
 		prompt := direction(r)
 		if img := one("image"); img != "" {
+			// The tool's own instruction always leads; the house's words
+			// (brand clause, the develop's prompt) follow it.
 			model = e.models["generate-character+image"]
 			in["image_url"] = img
-			if prompt == "" {
-				prompt = "The same person as a full-length fashion model on a plain studio background, same face and build."
-			}
+			prompt = strings.TrimSpace(CharacterFromPhoto + " " + prompt)
 		} else {
 			w, h := engine.Canvas(ledger.Tier1K, targetOrSquare(r))
 			in["image_size"] = map[string]int{"width": w, "height": h}
@@ -174,7 +174,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["prompt"] = prompt
 	case "lookbook-video":
 		in["image_url"] = one("image")
-		in["prompt"] = cmpOr(direction(r), "The model walks gently towards the camera and turns, the garment moving naturally; steady camera.")
+		in["prompt"] = strings.TrimSpace(VideoInstruction + " " + direction(r))
 		in["duration"] = "5"
 	default: // lookbook is built by runLook
 		return call{}, engine.ErrUnsupported
@@ -186,6 +186,14 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 	}
 	return call{model: model, input: in, refs: refs}, nil
 }
+
+// The instructions of the tools whose model reads only words: sent first,
+// the house's direction (brand clause, the develop's prompt) after them,
+// never instead of them.
+const (
+	CharacterFromPhoto = "The same person as a full-length fashion model on a plain studio background, same face and build."
+	VideoInstruction   = "The model walks gently towards the camera and turns, the garment moving naturally; steady camera."
+)
 
 // Takes says, for each tool the fal engine performs, whether its model
 // reads the house's words (the direction: brand clause, marks' lines,

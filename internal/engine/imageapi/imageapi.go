@@ -171,16 +171,18 @@ func Nearest(a engine.Aspect) string {
 	return strings.Replace(lookbrief.Nearest(a, ratios), ":", "x", 1)
 }
 
-// characterPrompt is generate-character's words: the house's direction,
-// else params.prompt; with only an image, a model sheet of that person;
-// then the words naming the marks sent after the person (lookbrief.MarkWords).
+// characterPrompt is generate-character's words: the house's direction
+// (which carries params.prompt), else params.prompt; from an image, the
+// tool's own instruction (a model sheet of that person) first and the
+// direction after it, never instead of it; then the words naming the marks
+// sent after the person (lookbrief.MarkWords).
 func characterPrompt(r engine.Request, marks string) string {
 	p := strings.Join(strings.Fields(r.Prompt), " ")
 	if p == "" {
 		p = r.Param("prompt")
 	}
-	if p == "" {
-		p = "The same person as a full-length fashion model on a plain studio background, same face and build."
+	if _, ok := r.Input("image"); ok {
+		p = strings.TrimSpace("The same person as a full-length fashion model on a plain studio background, same face and build. " + p)
 	}
 	if marks != "" {
 		return "Image 1 is the person. " + p + marks + " A photorealistic fashion photograph; no watermark, and no text other than the logo renditions shown."

@@ -58,6 +58,9 @@ func (b Brief) Sent() engine.Sent { return engine.Sent{Prompt: b.Prompt, Refs: b
 type Piece struct {
 	Role, Label string
 	Hero        bool
+	// Colour is the piece's colour as measured from its picture
+	// (ColourName), when it has no label that describes it.
+	Colour string
 }
 
 // Of builds the brief of r, a lookbook request. A request without a model
@@ -148,9 +151,11 @@ func aspect(r engine.Request) engine.Aspect {
 
 // Pieces are the look's pieces in the order of the item inputs: roles from
 // params.roles, labels from params.labels (a JSON array); the first is the
-// hero.
+// hero. A label that is a file name (Describes) is never used: such a
+// piece is described by its colour, measured from its picture.
 func Pieces(r engine.Request) []Piece {
-	n := len(r.All("item"))
+	items := r.All("item")
+	n := len(items)
 	roles := strings.Split(r.Param("roles"), ",")
 	var labels []string
 	_ = json.Unmarshal([]byte(r.Param("labels")), &labels)
@@ -160,8 +165,11 @@ func Pieces(r engine.Request) []Piece {
 		if i < len(roles) && strings.TrimSpace(roles[i]) != "" {
 			p.Role = strings.TrimSpace(roles[i])
 		}
-		if i < len(labels) {
+		if i < len(labels) && Describes(labels[i]) {
 			p.Label = oneLine(labels[i])
+		}
+		if p.Label == "" {
+			p.Colour = ColourName(items[i])
 		}
 		out[i] = p
 	}

@@ -58,7 +58,7 @@ func MarkWords(marks []engine.Reference, first int) string {
 	parts := make([]string, len(marks))
 	for i, m := range marks {
 		s := fmt.Sprintf("image %d is the house's logo rendition", first+i)
-		if l := oneLine(m.Label); l != "" {
+		if l := oneLine(m.Label); Describes(l) {
 			s += " " + l
 		}
 		if t := oneLine(m.Text); t != "" {
@@ -162,9 +162,13 @@ func pieceList(pieces []Piece) string {
 }
 
 func pieceWords(p Piece) string {
-	s := "a " + p.Role
+	what := p.Role
+	if p.Label == "" && p.Colour != "" {
+		what = p.Colour + " " + p.Role
+	}
+	s := "a " + what
 	if p.Hero {
-		s = "the hero piece, a " + p.Role
+		s = "the hero piece, a " + what
 	}
 	if p.Label != "" {
 		s += ": " + p.Label
