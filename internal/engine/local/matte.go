@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -235,6 +236,12 @@ type matte struct {
 	bg     *background     // the plain backdrop's model, or nil
 	ground *segment.Ground // the ground behind a graph-cut subject, or nil
 	box    image.Rectangle // bounds of alpha > 0.5
+	// conf is segment's measure of the separation (zero for an input's
+	// own transparency, which is taken as it is).
+	conf segment.Confidence
+	// plain is true when the ground was a studio backdrop (the plain
+	// matte) or the input's own transparency.
+	plain bool
 }
 
 // hasGround reports whether the matte knows the colour behind the subject
@@ -261,6 +268,9 @@ type need struct {
 	// score is the least confidence (segment.Confidence.Score) to deliver;
 	// zero means segment.Threshold.
 	score float64
+	// kind is the kind of cut the tool needs (checkCut); zero asks only
+	// for a clean separation.
+	kind cutKind
 }
 
 func (n need) accepts(c segment.Confidence) bool {
@@ -270,11 +280,6 @@ func (n need) accepts(c segment.Confidence) bool {
 // assessOptions measures a plain matte on a copy 256 px long: the measures
 // do not depend on the scale, and it is a quarter of the work at 512.
 var assessOptions = segment.Options{WorkEdge: 256}
-
-// packshotScore is the confidence a packshot needs: its product is seen on
-// a plain canvas, where every flaw of the outline shows (looked at by eye:
-// a cup on a café table scoring 0.54 had a ragged saucer rim on white).
-const packshotScore = 0.65
 
 // findMatte separates the subject of img from its background, plain or
 // real, at the usual confidence (findMatteOn with no special need).
@@ -306,8 +311,12 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 			}
 		}
 		m.box = m.alpha.bounds(0.5)
+		m.plain = true
 		if m.box.Empty() {
 			return nil, engine.InputError(tool, reasonNoSubject, nil)
+		}
+		if err := checkCut(img, m, n.kind, tool); err != nil {
+			return nil, err
 		}
 		return m, nil
 	}
@@ -323,9 +332,11 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plain matte: %w", err)
 		}
-		if conf := segment.Assess(small, mask, assessOptions); !n.accepts(conf) {
+		conf := segment.Assess(small, mask, assessOptions)
+		if !n.accepts(conf) {
 			return nil, fmt.Errorf("plain matte: %v", conf)
 		}
+		m.conf, m.plain = conf, bg.sigma <= studioNoise
 		return m, nil
 	}
 	cut := func() (*matte, error) {
@@ -348,12 +359,21 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 		order = append(order, cut)
 	}
 	causes := []error{fmt.Errorf("border spread %.1f", bg.sigma)}
+	var refusal error // the first cut the kind's measure refused
 	for _, f := range order {
 		m, err := f()
 		if err == nil {
-			return m, nil
+			if err = checkCut(img, m, n.kind, tool); err == nil {
+				return m, nil
+			}
+			refusal = cmp.Or(refusal, err)
 		}
 		causes = append(causes, err)
+	}
+	if refusal != nil {
+		// A clean separation that is not the kind of cut the tool needs
+		// says so, rather than blaming the background.
+		return nil, refusal
 	}
 	return nil, engine.InputError(tool, reasonNoSubject, errors.Join(causes...))
 }
@@ -375,7 +395,7 @@ func cutMatte(img *image.NRGBA, n need) (*matte, error) {
 		return nil, fmt.Errorf("graph cut: %v", cut.Confidence)
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	m := &matte{alpha: &plane{w: w, h: h, p: cut.Matte(flat)}, ground: cut.Ground()}
+	m := &matte{alpha: &plane{w: w, h: h, p: cut.Matte(flat)}, ground: cut.Ground(), conf: cut.Confidence}
 	m.box = m.alpha.bounds(0.5)
 	if m.box.Empty() {
 		return nil, errors.New("graph cut: an empty matte")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"math"
-	"slices"
 
 	"github.com/disintegration/imaging"
 
@@ -18,10 +17,14 @@ import (
 // and its spread by the ratio of spreads (held within 0.8..1.25 for a and b,
 // 0.7..1.4 for lightness, so a flat backdrop does not wash out the subject),
 // at params.strength (default 0.6) for a and b and half that for lightness,
-// so a light garment does not go dull. The subject is placed
-// centred, about 80% of the frame's height, standing near the bottom (or on
-// it when the source cut it off there), with a soft contact shadow. The frame
-// takes the shape's aspect, else the background's.
+// so a light garment does not go dull. The subject (a cut of the product
+// kind: whole, nothing left behind) is placed where the scene has room
+// (placeSubject): at the largest plausible height, from 80% of the frame
+// down to 42%, and the first position across it that leaves the scene's
+// own subject uncovered, standing near the bottom (or on it when the source
+// cut it off there), with a soft contact shadow and its edge choked so no
+// halo of its old ground follows it. A scene with no such room is refused.
+// The frame takes the shape's aspect, else the background's.
 func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) {
 	subj, err := decodeRole(r, "image")
 	if err != nil {
@@ -32,9 +35,9 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 		return engine.Result{}, err
 	}
 	picture.Flatten(ground)
-	w, h, _, _ := engine.FrameSize(r.Tier, r.Shape, ground.Rect.Dx(), ground.Rect.Dy())
+	w, h, _, _ := workSize(ctx, r, ground.Rect.Dx(), ground.Rect.Dy())
 	subj = picture.FitLong(subj, r.Tier.Pixels())
-	m, err := findMatte(subj, r.Tool)
+	m, err := findMatteOn(subj, r.Tool, need{kind: cutProduct})
 	if err != nil {
 		return engine.Result{}, engine.InRole(err, r.Tool, "image")
 	}
@@ -71,24 +74,142 @@ func runHarmonize(ctx context.Context, r engine.Request) (engine.Result, error) 
 	})
 	applyLUT(cut, transfer, nil)
 
+	choke(cut)
 	touchesBottom := m.box.Max.Y >= subj.Rect.Dy()-2
-	targetH := 0.80
-	if touchesBottom {
-		targetH = 0.86
+	p, ok := placeSubject(canvas, cut, touchesBottom)
+	if !ok {
+		return engine.Result{}, engine.InputError(r.Tool, "The scene has no room for the subject: wherever it stands it would cover the scene's own subject; try a quieter background.", nil)
 	}
-	s := math.Min(targetH*float64(h)/float64(cut.Rect.Dy()), 0.9*float64(w)/float64(cut.Rect.Dx()))
-	pw := max(1, int(math.Round(float64(cut.Rect.Dx())*s)))
-	ph := max(1, int(math.Round(float64(cut.Rect.Dy())*s)))
-	placed := imaging.Resize(cut, pw, ph, imaging.Lanczos)
-	ox := (w - pw) / 2
-	oy := int(0.94*float64(h)) - ph
+	if checking(ctx) {
+		return engine.Result{}, nil
+	}
+	placed := imaging.Resize(cut, p.w, p.h, imaging.Lanczos)
 	if touchesBottom {
-		oy = h - ph + int(float64(pad)*s)
+		p.y += int(float64(pad) * float64(p.h) / float64(cut.Rect.Dy()))
 	} else {
-		castShadow(canvas, placed, ox, oy, 0.7)
+		castShadow(canvas, placed, p.x, p.y, 0.7)
 	}
-	over(canvas, placed, ox, oy)
+	over(canvas, placed, p.x, p.y)
 	return engine.EncodeJPEG(canvas)
+}
+
+// placement is where and how large the subject stands in the scene.
+type placement struct{ x, y, w, h int }
+
+// The subject's heights tried, as shares of the frame's, largest first,
+// and the most of the scene's salient mass it may cover.
+var (
+	placeHeights = []float64{0.8, 0.7, 0.6, 0.5, 0.42}
+	placeAcross  = []float64{0.5, 0.33, 0.67, 0.22, 0.78}
+)
+
+const placeCover = 0.12
+
+// placeSubject finds where the cut-out stands in canvas: the largest
+// height (80% of the frame down to 42%, a plausible scale) at which some
+// position across the frame (centre, thirds, then nearer the edges) covers
+// at most placeCover of the scene's salient mass (saliency), standing at
+// 94% of the height (on the bottom when the source cut the subject off
+// there). It reports false when every placement covers more: the subject
+// would stand over the scene's own subject.
+func placeSubject(canvas, cut *image.NRGBA, onBottom bool) (placement, bool) {
+	w, h := canvas.Rect.Dx(), canvas.Rect.Dy()
+	sal, gw, gh := saliency(canvas)
+	total := 0.0
+	for _, v := range sal {
+		total += v
+	}
+	mask := alphaPlane(cut)
+	for _, hh := range placeHeights {
+		s := math.Min(hh*float64(h)/float64(cut.Rect.Dy()), 0.9*float64(w)/float64(cut.Rect.Dx()))
+		pw := max(1, int(math.Round(float64(cut.Rect.Dx())*s)))
+		ph := max(1, int(math.Round(float64(cut.Rect.Dy())*s)))
+		oy := int(0.94*float64(h)) - ph
+		if onBottom {
+			oy = h - ph
+		}
+		for _, across := range placeAcross {
+			ox := int(across*float64(w)) - pw/2
+			ox = max(0, min(w-pw, ox))
+			covered := 0.0
+			for gy := range gh {
+				for gx := range gw {
+					// The cell's centre in the cut-out's pixels.
+					cx := ((float64(gx)+0.5)*float64(w)/float64(gw) - float64(ox)) / s
+					cy := ((float64(gy)+0.5)*float64(h)/float64(gh) - float64(oy)) / s
+					if cx < 0 || cy < 0 || cx >= float64(mask.w) || cy >= float64(mask.h) {
+						continue
+					}
+					if mask.p[int(cy)*mask.w+int(cx)] >= 0.5 {
+						covered += sal[gy*gw+gx]
+					}
+				}
+			}
+			if total == 0 || covered <= placeCover*total {
+				return placement{x: ox, y: oy, w: pw, h: ph}, true
+			}
+		}
+	}
+	return placement{}, false
+}
+
+// saliency maps, on a grid of 64 cells along the long edge, how much each
+// cell stands out of the scene: its colour's distance from the scene's
+// border (the ground a scene's subject stands against), beyond the
+// border's own spread, plus its edges. A plain or evenly busy scene has
+// little; a rocket against the night, a cup on a table, a lot.
+func saliency(img *image.NRGBA) ([]float64, int, int) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	gw, gh := 64, max(1, 64*h/w)
+	if h > w {
+		gw, gh = max(1, 64*w/h), 64
+	}
+	small := imaging.Resize(img, gw, gh, imaging.Box)
+	lab := make([][3]float64, gw*gh)
+	for y := range gh {
+		for x := range gw {
+			i := y*small.Stride + x*4
+			l, a, b := picture.ToLab(float64(small.Pix[i]), float64(small.Pix[i+1]), float64(small.Pix[i+2]))
+			lab[y*gw+x] = [3]float64{l, a, b}
+		}
+	}
+	var border [][3]float64
+	for x := range gw {
+		border = append(border, lab[x], lab[(gh-1)*gw+x])
+	}
+	for y := range gh {
+		border = append(border, lab[y*gw], lab[y*gw+gw-1])
+	}
+	near := func(c [3]float64) float64 { // distance to the nearest of the border's colours
+		best := math.Inf(1)
+		for _, b := range border {
+			best = math.Min(best, (c[0]-b[0])*(c[0]-b[0])+(c[1]-b[1])*(c[1]-b[1])+(c[2]-b[2])*(c[2]-b[2]))
+		}
+		return math.Sqrt(best)
+	}
+	out := make([]float64, gw*gh)
+	for y := range gh {
+		for x := range gw {
+			c := lab[y*gw+x]
+			d := max(0, near(c)-8)
+			var e float64
+			if x+1 < gw && y+1 < gh {
+				r, b := lab[y*gw+x+1], lab[(y+1)*gw+x]
+				e = math.Abs(c[0]-r[0]) + math.Abs(c[0]-b[0])
+			}
+			out[y*gw+x] = d + 0.5*max(0, e-6)
+		}
+	}
+	return out, gw, gh
+}
+
+// choke tightens a cut-out's edge: alpha under 0.2 goes, from 0.9 it is
+// whole, so no rim of the old ground (a halo) follows the subject onto
+// the new one.
+func choke(img *image.NRGBA) {
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = picture.Clamp8(255 * picture.Smoothstep(0.2*255, 0.9*255, float64(img.Pix[i])))
+	}
 }
 
 // alphaPlane is the alpha channel of img, 0..1.
@@ -104,9 +225,11 @@ func alphaPlane(img *image.NRGBA) *plane {
 }
 
 // runColorChange recolours the garment to params.color. The region is the
-// mask input's white area when given; otherwise the garment is detected: the
-// subject (findMatte), less skin tones, clustered in Lab (k-means, k = 3),
-// and the largest cluster with its colour neighbourhood is the garment. The
+// mask input's white area when given; otherwise the garment is found with a
+// measured confidence (findGarment): the subject (findMatte), less skin
+// tones, clustered in Lab, the one candidate piece and its colour
+// neighbourhood; a greyscale photo, several rival pieces, a region that
+// takes in skin or falls in pieces is refused, asking for a mask. The
 // recolour works in Lab: lightness keeps the garment's shading around the
 // target's lightness (compressed only as far as needed to stay in range),
 // and a and b take the target's with a quarter of the original variation.
@@ -120,7 +243,7 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	w, h, fw, fh := workSize(ctx, r, iw, ih)
 	work := picture.Resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)
@@ -142,7 +265,12 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 			return engine.Result{}, engine.InputError(r.Tool, "No garment could be separated from its background cleanly; send a mask of the garment.", err)
 		}
 		picture.Flatten(work)
-		region = garmentRegion(work, m)
+		if region, err = findGarment(work, m, "", r.Tool, "Send a mask of the garment."); err != nil {
+			return engine.Result{}, err
+		}
+	}
+	if checking(ctx) {
+		return engine.Result{}, nil
 	}
 	picture.Flatten(work)
 	if err := alive(ctx); err != nil {
@@ -176,125 +304,4 @@ func maskPlane(mask *image.NRGBA, w, h int) *plane {
 		}
 	})
 	return p
-}
-
-// garmentRegion weighs each pixel of the subject by how much it belongs to
-// the garment: the dominant non-skin colour cluster of the subject.
-func garmentRegion(img *image.NRGBA, m *matte) *plane {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	small := picture.FitLong(img, 256)
-	sw, sh := small.Rect.Dx(), small.Rect.Dy()
-	sa := m.alpha.resized(sw, sh)
-	var pts, all [][3]float64
-	for y := range sh {
-		for x := range sw {
-			if sa.p[y*sw+x] < 0.6 {
-				continue
-			}
-			i := y*small.Stride + x*4
-			l, a, b := picture.ToLab(float64(small.Pix[i]), float64(small.Pix[i+1]), float64(small.Pix[i+2]))
-			all = append(all, [3]float64{l, a, b})
-			if !isSkin(small.Pix[i], small.Pix[i+1], small.Pix[i+2]) {
-				pts = append(pts, [3]float64{l, a, b})
-			}
-		}
-	}
-	if len(pts) < len(all)/10 {
-		pts = all
-	}
-	centre, spread := dominantCluster(pts)
-	sigma := math.Max(12, 1.5*spread)
-	member := buildLUT(33, func(rr, gg, bb float64) (float64, float64, float64) {
-		l, a, b := picture.ToLab(rr, gg, bb)
-		d2 := 0.25*(l-centre[0])*(l-centre[0]) + (a-centre[1])*(a-centre[1]) + (b-centre[2])*(b-centre[2])
-		v := math.Exp(-d2 / (2 * sigma * sigma))
-		return v, v, v
-	})
-	region := newPlane(w, h)
-	picture.Parallel(h, func(y0, y1 int) {
-		var out [3]float64
-		for y := y0; y < y1; y++ {
-			for x := range w {
-				a := m.alpha.p[y*w+x]
-				if a <= 0.01 {
-					continue
-				}
-				i := y*img.Stride + x*4
-				r, g, b := img.Pix[i], img.Pix[i+1], img.Pix[i+2]
-				member.at(r, g, b, &out)
-				v := out[0]
-				if isSkin(r, g, b) && len(pts) != len(all) {
-					v *= 0.15
-				}
-				region.p[y*w+x] = a * float32(clamp01(v))
-			}
-		}
-	})
-	return region
-}
-
-// dominantCluster runs k-means (k = 3, deterministic start at lightness
-// quantiles, lightness weighted 0.25) and returns the largest cluster's
-// centre and its RMS spread.
-func dominantCluster(pts [][3]float64) ([3]float64, float64) {
-	if len(pts) == 0 {
-		return [3]float64{50, 0, 0}, 10
-	}
-	sorted := slices.Clone(pts)
-	slices.SortFunc(sorted, func(p, q [3]float64) int {
-		switch {
-		case p[0] < q[0]:
-			return -1
-		case p[0] > q[0]:
-			return 1
-		}
-		return 0
-	})
-	const k = 3
-	var cent [k][3]float64
-	for i := range k {
-		cent[i] = sorted[(2*i+1)*len(sorted)/(2*k)]
-	}
-	dist := func(p, c [3]float64) float64 {
-		return 0.25*(p[0]-c[0])*(p[0]-c[0]) + (p[1]-c[1])*(p[1]-c[1]) + (p[2]-c[2])*(p[2]-c[2])
-	}
-	assign := make([]int, len(pts))
-	var count [k]int
-	for range 10 {
-		var sum [k][3]float64
-		count = [k]int{}
-		for i, p := range pts {
-			best := 0
-			for j := 1; j < k; j++ {
-				if dist(p, cent[j]) < dist(p, cent[best]) {
-					best = j
-				}
-			}
-			assign[i] = best
-			count[best]++
-			for c := range 3 {
-				sum[best][c] += p[c]
-			}
-		}
-		for j := range k {
-			if count[j] > 0 {
-				for c := range 3 {
-					cent[j][c] = sum[j][c] / float64(count[j])
-				}
-			}
-		}
-	}
-	best := 0
-	for j := 1; j < k; j++ {
-		if count[j] > count[best] {
-			best = j
-		}
-	}
-	var ss float64
-	for i, p := range pts {
-		if assign[i] == best {
-			ss += dist(p, cent[best])
-		}
-	}
-	return cent[best], math.Sqrt(ss / float64(max(1, count[best])))
 }

@@ -30,7 +30,7 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	w, h, fw, fh := workSize(ctx, r, iw, ih)
 	work := picture.Resize(img, fw, fh)
 	m, err := findMatte(work, r.Tool)
 	if err != nil {
@@ -43,9 +43,13 @@ func runFitAdjust(ctx context.Context, r engine.Request) (engine.Result, error) 
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
+	region, err := findGarment(work, m, r.Param("part"), r.Tool, "Say which piece with the part option: top, bottom or dress.")
+	if err != nil || checking(ctx) {
+		return engine.Result{}, err
+	}
 	out := work
 	if s := fit.Scale(); s != 1 {
-		out = warpRows(work, garmentRows(garmentRegion(work, m)), s)
+		out = warpRows(work, garmentRows(region), s)
 	}
 	return engine.EncodeJPEG(picture.Conform(out, w, h, picture.FillAuto, false))
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"image"
 	"math"
 
@@ -18,22 +19,25 @@ import (
 // (default 0.6). Broad shading ridges (wrinkles, variance near eps) flatten;
 // seams and garment edges (variance far above eps) stay. The finest detail
 // (a 3x3 high-pass: weave, grain) is added back where the filter smoothed,
-// so the fabric does not turn plastic. Only the subject (findMatte) is
-// ironed; without a plain backdrop the whole frame is treated as fabric.
+// so the fabric does not turn plastic. Only fabric the engine has
+// separated is ironed: the mask input's white area when one is sent, else
+// a garment on a plain ground (a cut of the garment kind, checkCut). Any
+// other picture is refused (a face, hair, a table are not fabric): the
+// filter smooths whatever it is given.
 func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
 		return engine.Result{}, err
 	}
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	w, h, fw, fh := workSize(ctx, r, iw, ih)
 	work := picture.Resize(img, fw, fh)
 	if work == img {
 		work = imaging.Clone(img)
 	}
-	var region *plane
-	if m, err := findMatte(work, r.Tool); err == nil {
-		region = m.alpha
+	region, err := fabricRegion(r, work)
+	if err != nil || checking(ctx) {
+		return engine.Result{}, err
 	}
 	picture.Flatten(work)
 	if err := alive(ctx); err != nil {
@@ -122,4 +126,28 @@ func highPass(img *image.NRGBA, c int) *plane {
 		p.p[i] -= blur.p[i]
 	}
 	return p
+}
+
+// fabricRegion is where iron may work: the mask input's white area at the
+// working size, or the matte of a garment on a plain ground.
+func fabricRegion(r engine.Request, work *image.NRGBA) (*plane, error) {
+	if mdata, ok := r.Input("mask"); ok {
+		mask, err := picture.Decode(mdata)
+		if err != nil {
+			return nil, engine.InRole(err, r.Tool, "mask")
+		}
+		region := maskPlane(mask, work.Rect.Dx(), work.Rect.Dy()).boxBlur(1)
+		if region.mean() < 0.0005 {
+			return nil, engine.InputError(r.Tool, "The mask marks nothing to iron; paint the garment white.", nil)
+		}
+		return region, nil
+	}
+	m, err := findMatteOn(work, r.Tool, need{kind: cutGarment})
+	if e, ok := errors.AsType[*engine.Error](err); ok && e.Reason == reasonNoSubject {
+		return nil, engine.InputError(r.Tool, reasonNotGarment, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.alpha, nil
 }

@@ -14,7 +14,8 @@ import (
 // packshotMargin is the share of the canvas left free on each side of the product.
 const packshotMargin = 0.08
 
-// runPackshot isolates the product (findMatteOn, at packshotScore), crops it, and places it
+// runPackshot isolates the product (a cut of the product kind, as
+// remove-background's), crops it, and places it
 // centred on a clean canvas with margins: white by default, params.bg
 // "#rrggbb" for a colour, or params.bg "image" for the background input
 // (scaled to cover). The canvas is square unless the shape or params.aspect
@@ -37,8 +38,8 @@ func runPackshot(ctx context.Context, r engine.Request) (engine.Result, error) {
 	w, h := engine.Canvas(r.Tier, a)
 
 	img = picture.FitLong(img, r.Tier.Pixels())
-	m, err := findMatteOn(img, r.Tool, need{score: packshotScore})
-	if err != nil {
+	m, err := findMatteOn(img, r.Tool, need{kind: cutProduct})
+	if err != nil || checking(ctx) {
 		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
@@ -135,25 +136,30 @@ func castShadow(dst, subject *image.NRGBA, ox, oy int, strength float64) {
 	})
 }
 
-// runRemoveBackground mattes the subject (findMatte) at the output size and
-// returns it as a PNG whose alpha is the matte, with edge colours
-// decontaminated. A shape of another aspect extends the canvas transparently.
+// runRemoveBackground mattes the subject (a cut of the product kind, as
+// packshot's) and returns it at the output size as a PNG whose alpha is the
+// matte, with edge colours decontaminated. A shape of another aspect extends the canvas transparently.
 func runRemoveBackground(ctx context.Context, r engine.Request) (engine.Result, error) {
 	img, err := decodeRole(r, "image")
 	if err != nil {
 		return engine.Result{}, err
 	}
-	iw, ih := img.Rect.Dx(), img.Rect.Dy()
-	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
-	work := picture.Resize(img, fw, fh)
-	m, err := findMatte(work, r.Tool)
-	if err != nil {
+	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, img.Rect.Dx(), img.Rect.Dy())
+	// The cut is packshot's: made on the input at its own size up to the
+	// tier's, so that the two tools answer a picture alike; the cut-out is
+	// then resized to the frame.
+	work := picture.FitLong(img, r.Tier.Pixels())
+	m, err := findMatteOn(work, r.Tool, need{kind: cutProduct})
+	if err != nil || checking(ctx) {
 		return engine.Result{}, err
 	}
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
 	out := cutout(work, m, work.Rect)
+	if out.Rect.Dx() != fw || out.Rect.Dy() != fh {
+		out = picture.Resize(out, fw, fh)
+	}
 	if fw != w || fh != h {
 		out = picture.Extend(out, w, h, picture.FillAuto, true)
 	}

@@ -34,20 +34,24 @@ type figure struct {
 // on it: tops and dresses at 1.15x the shoulder width with their collar just
 // above the shoulder line; long pieces are trousers when a top is also given,
 // laid from 47% down at 0.95x the shoulder width. Bottoms go on first, tops
-// over them, each with a soft shadow on the body.
+// over them, each with a soft shadow on the body. A top is made wide and
+// long enough to hide the top the figure wears (figureTop); when some of
+// that still shows around it, the try-on is refused rather than delivered
+// as a sticker on a shirt. The model must be a figure (a cut of the figure
+// kind) and each garment a garment (the garment kind): a plush toy is not.
 func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	model, err := decodeRole(r, "model")
 	if err != nil {
 		return engine.Result{}, err
 	}
 	iw, ih := model.Rect.Dx(), model.Rect.Dy()
-	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
+	w, h, fw, fh := workSize(ctx, r, iw, ih)
 	work := picture.Resize(model, fw, fh)
 	// The composite is honest only for a studio figure: a model on a real
 	// ground is refused, however cleanly it could be cut out.
-	mm, err := findMatteOn(work, r.Tool, need{plainOnly: true})
+	mm, err := findMatteOn(work, r.Tool, need{plainOnly: true, kind: cutFigure})
 	if err != nil {
-		return engine.Result{}, engine.InputError(r.Tool, "No model figure could be found on a plain background; the local try-on composes garments on studio figures only.", err)
+		return engine.Result{}, engine.InputError(r.Tool, reasonNotFigure, err)
 	}
 	if work == model {
 		work = cloneNRGBA(model)
@@ -62,9 +66,9 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 			return engine.Result{}, err
 		}
 		g = picture.FitLong(g, max(fw, fh))
-		gm, err := findMatte(g, r.Tool)
+		gm, err := findMatteOn(g, r.Tool, need{kind: cutGarment})
 		if err != nil {
-			return engine.Result{}, engine.InputError(r.Tool, fmt.Sprintf("Garment %d could not be separated from its background cleanly; try a photo on a plainer ground.", i+1), err)
+			return engine.Result{}, engine.InRole(err, r.Tool, fmt.Sprintf("garment %d", i+1))
 		}
 		cut := cutout(g, gm, gm.box)
 		pieces = append(pieces, garmentPiece{cut: cut, long: float64(cut.Rect.Dy()) >= 1.6*float64(cut.Rect.Dx())})
@@ -84,23 +88,54 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 		}
 		return 0
 	})
+	// The figure's own top, which a top laid on it must cover whole.
+	own, ownBox := figureTop(work, mm, fig)
+	cover := newPlane(work.Rect.Dx(), work.Rect.Dy())
 	for _, p := range pieces {
 		width := 1.15 * fig.shoulderW
 		top := fig.shoulderY - 0.035*fig.height
-		if p.long && hasTop {
+		isTop := !(p.long && hasTop)
+		if !isTop {
 			width = 0.95 * fig.shoulderW
 			top = fig.top + 0.47*fig.height
 		}
 		s := width / float64(p.cut.Rect.Dx())
-		pw := max(1, int(math.Round(width)))
-		ph := max(1, int(math.Round(float64(p.cut.Rect.Dy())*s)))
-		placed := imaging.Resize(p.cut, pw, ph, imaging.Lanczos)
-		ox := int(math.Round(fig.axis - float64(pw)/2))
+		if isTop && own != nil {
+			// Wide and long enough to hide the top the figure wears.
+			s = max(s, 1.06*float64(ownBox.Dx())/float64(p.cut.Rect.Dx()),
+				(float64(ownBox.Max.Y)+0.01*fig.height-top)/float64(p.cut.Rect.Dy()))
+		}
 		oy := int(math.Round(top))
+		lay := func(s float64) (*image.NRGBA, int) {
+			pw := max(1, int(math.Round(float64(p.cut.Rect.Dx())*s)))
+			ph := max(1, int(math.Round(float64(p.cut.Rect.Dy())*s)))
+			return imaging.Resize(p.cut, pw, ph, imaging.Lanczos), int(math.Round(fig.axis - float64(pw)/2))
+		}
+		placed, ox := lay(s)
+		if isTop && own != nil {
+			// A top whose body is narrower than the figure's own top (its
+			// sleeves set the width) is laid larger, up to 1.4 times,
+			// until it hides it.
+			for _, g := range topGrowth {
+				trial := cover.clone()
+				stamp(trial, placed, ox, oy)
+				if uncovered(own, trial) <= maxUncovered {
+					break
+				}
+				placed, ox = lay(s * g)
+			}
+		}
 		bodyShadow(work, placed, ox, oy)
 		over(work, placed, ox, oy)
+		stamp(cover, placed, ox, oy)
 	}
-	if err := alive(ctx); err != nil {
+	if own != nil {
+		if u := uncovered(own, cover); u > maxUncovered {
+			return engine.Result{}, engine.InputError(r.Tool, "The garment cannot cover the top the model wears (it would show around it); try a garment cut like the model's own, or a model in a plain close-fitting top.",
+				fmt.Errorf("tryon: %.3f of the figure's own top uncovered", u))
+		}
+	}
+	if err := alive(ctx); err != nil || checking(ctx) {
 		return engine.Result{}, err
 	}
 	return engine.EncodeJPEG(picture.Conform(work, w, h, picture.FillAuto, false))
@@ -175,4 +210,79 @@ func bodyShadow(dst, garment *image.NRGBA, ox, oy int) {
 			}
 		}
 	})
+}
+
+// maxUncovered is the most of the figure's own top a laid top may leave
+// showing (a thin line at the seams).
+const maxUncovered = 0.04
+
+// topGrowth are the sizes, over the one the shoulders give, a top is tried
+// at to hide the figure's own top.
+var topGrowth = []float64{1.12, 1.25, 1.4}
+
+// figureTop is the top the figure wears on its torso (findGarment with
+// part top, on the figure's matte, within the shoulders' span: sleeves on
+// the arms may show below a short-sleeved top) and its bounds, or nil when
+// none can be told apart (a greyscale or one-colour figure: nothing to
+// compare).
+func figureTop(img *image.NRGBA, m *matte, fig figure) (*plane, image.Rectangle) {
+	region, err := findGarment(img, m, "top", "", "")
+	if err != nil {
+		return nil, image.Rectangle{}
+	}
+	x0 := int(fig.axis - 0.42*fig.shoulderW)
+	x1 := int(fig.axis + 0.42*fig.shoulderW)
+	for y := range region.h {
+		row := region.p[y*region.w : (y+1)*region.w]
+		for x := range row {
+			if x < x0 || x > x1 {
+				row[x] = 0
+			}
+		}
+	}
+	box := region.bounds(0.5)
+	if box.Empty() {
+		return nil, image.Rectangle{}
+	}
+	return region, box
+}
+
+// stamp records the alpha of src laid at (ox, oy) in cover (the largest
+// so far at each pixel).
+func stamp(cover *plane, src *image.NRGBA, ox, oy int) {
+	for y := range src.Rect.Dy() {
+		ty := y + oy
+		if ty < 0 || ty >= cover.h {
+			continue
+		}
+		for x := range src.Rect.Dx() {
+			tx := x + ox
+			if tx < 0 || tx >= cover.w {
+				continue
+			}
+			a := float32(src.Pix[y*src.Stride+x*4+3]) / 255
+			if a > cover.p[ty*cover.w+tx] {
+				cover.p[ty*cover.w+tx] = a
+			}
+		}
+	}
+}
+
+// uncovered is the share of region (at least half in) that cover leaves
+// showing (cover under a half).
+func uncovered(region, cover *plane) float64 {
+	var in, open int
+	for i, v := range region.p {
+		if v < 0.5 {
+			continue
+		}
+		in++
+		if cover.p[i] < 0.5 {
+			open++
+		}
+	}
+	if in == 0 {
+		return 0
+	}
+	return float64(open) / float64(in)
 }

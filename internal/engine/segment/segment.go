@@ -64,7 +64,7 @@ type Cut struct {
 func (c *Cut) Size() (int, int) { return c.work.w, c.work.h }
 
 // Mask is the cleaned binary subject mask at the working size, row by row.
-func (c *Cut) Mask() []bool { return c.fg }
+func (c *Cut) Mask() []bool { return slices.Clone(c.fg) }
 
 // Separate finds the subject of img without being told where it is: an
 // iterated colour-model graph cut (GrabCut, Rother et al. 2004). The border
@@ -82,6 +82,10 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 		return nil, ErrTooSmall
 	}
 	work := downsample(img, opt.workEdge())
+	key := work.key(opt)
+	if c, ok := recent.get(key); ok {
+		return c, nil
+	}
 	coarse := work.shrink(opt.coarseEdge())
 	cs := newSolver(coarse)
 	fs := cs
@@ -128,7 +132,9 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 	if fg == nil {
 		fg = make([]bool, work.w*work.h)
 	}
-	return &Cut{Confidence: best.conf, OpenBottom: best.open, work: work, fg: fg}, nil
+	c := &Cut{Confidence: best.conf, OpenBottom: best.open, work: work, fg: fg}
+	recent.put(key, c)
+	return c, nil
 }
 
 // preferOpen decides between the closed and the open answer: the closed
