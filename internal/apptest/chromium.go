@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -246,22 +248,61 @@ func (b *Browser) eval(expr string, out any) error {
 	return nil
 }
 
+// Patience stretches every wait of the browser (WaitFor): the tests'
+// timeouts are what a page needs on a quiet machine with room to spare. A
+// wait that succeeds ends as soon as it does; only a failing test waits
+// the longer.
+const Patience = 4
+
 // WaitFor polls a JavaScript expression until it is true, failing the test
-// with what it says when it is not true within timeout.
+// with what it says when it is not true within timeout (times Patience).
+//
+// The timeout counts a quiet machine's time: each poll's wall time counts
+// for the share of the cores a busy process gets (the cores over the
+// one-minute load average, at most all of it). make test runs the browser
+// beside several -race test binaries on two cores, where a page that takes
+// a second on its own once took 85 s to load (Swagger UI's reference, just
+// before, kept the renderer busy).
 func (b *Browser) WaitFor(t testing.TB, expr string, timeout time.Duration, what string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	budget := timeout * Patience
+	var counted time.Duration
+	start := time.Now()
+	last := start
 	for {
 		var ok bool
 		err := b.eval("Boolean("+expr+")", &ok)
 		if err == nil && ok {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s (%s): %v; page errors: %v", timeout, what, expr, err, b.Errors())
+		now := time.Now()
+		counted += time.Duration(float64(now.Sub(last)) * fairShare())
+		last = now
+		if counted > budget {
+			t.Fatalf("waited %s (%s of a quiet machine's time) for %s (%s): %v; page errors: %v",
+				now.Sub(start).Round(time.Second), budget, what, expr, err, b.Errors())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// fairShare is the share of the machine's cores a busy process gets now:
+// the number of cores over the one-minute load average (Linux's
+// /proc/loadavg), between 1/20 and 1; 1 where the load cannot be read.
+func fairShare() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 1
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || load <= 0 {
+		return 1
+	}
+	return min(1, max(0.05, float64(runtime.NumCPU())/load))
 }
 
 // Rect is an element's box in CSS pixels of the viewport.
