@@ -119,6 +119,13 @@ func (db *DB) HouseOfSubscription(ctx context.Context, provider, subscriptionID 
 func (db *DB) MirrorCancel(ctx context.Context, house, subscriptionID string, endsAt time.Time) (bool, error) {
 	moved := false
 	err := db.write(ctx, func(tx *Tx) error {
+		var mirrored sql.NullString // the provider the plan mirrors, for the subscription's lock (taken before the house's)
+		if err := tx.QueryRow(ctx, `SELECT provider FROM plans WHERE organization_id = ?`, house).Scan(&mirrored); err != nil {
+			return notFound(err)
+		}
+		if err := db.lockSubscriptionTx(ctx, tx, mirrored.String, subscriptionID); err != nil {
+			return err
+		}
 		if err := db.lockHouse(ctx, tx, house); err != nil {
 			return err
 		}
@@ -258,6 +265,11 @@ func (db *DB) applyOrderTx(ctx context.Context, tx *Tx, provider, deliveryID str
 		price = o.PriceUSD * 100
 	default:
 		return billing.Outcome{Result: billing.Unmatched}, nil
+	}
+	if kind == billing.KindSubscription {
+		if err := db.lockSubscriptionTx(ctx, tx, provider, ev.SubscriptionID); err != nil {
+			return billing.Outcome{}, err
+		}
 	}
 	if err := db.lockHouse(ctx, tx, house); err != nil {
 		return billing.Outcome{}, err

@@ -79,6 +79,22 @@ func (db *DB) refuseTx(ctx context.Context, tx *Tx, provider, house, kind string
 	return billing.Outcome{Result: billing.Refused, House: house, Reason: why}, nil
 }
 
+// subLockSpace is the first key of the PostgreSQL advisory locks that
+// serialise a subscription's events (the second is its id's hash).
+const subLockSpace = 0x53554253 // "SUBS"
+
+// lockSubscriptionTx serialises the transactions that record and fold a
+// subscription's events, so that an event recorded while its first payment
+// is applied is in that payment's fold or sees its plan (SQLite has one
+// writer already). Taken before the house's lock, always.
+func (db *DB) lockSubscriptionTx(ctx context.Context, tx *Tx, provider, subscriptionID string) error {
+	if db.engine != Postgres || subscriptionID == "" {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, subLockSpace, provider+":"+subscriptionID)
+	return err
+}
+
 // subEventTx records an event of a subscription, once per delivery.
 func (db *DB) subEventTx(ctx context.Context, tx *Tx, provider, deliveryID string, ev billing.Event, now int64) error {
 	_, err := tx.Exec(ctx, `INSERT INTO billing_sub_events (provider, subscription_id, delivery_id, event_type, occurred_at, period_end,
@@ -157,6 +173,9 @@ func (db *DB) refoldPlanTx(ctx context.Context, tx *Tx, provider, house, subscri
 func (db *DB) applySubEventTx(ctx context.Context, tx *Tx, provider, deliveryID string, ev billing.Event, now int64) (billing.Outcome, error) {
 	if ev.SubscriptionID == "" {
 		return billing.Outcome{Result: billing.Unmatched}, nil
+	}
+	if err := db.lockSubscriptionTx(ctx, tx, provider, ev.SubscriptionID); err != nil {
+		return billing.Outcome{}, err
 	}
 	if err := db.subEventTx(ctx, tx, provider, deliveryID, ev, now); err != nil {
 		return billing.Outcome{}, err

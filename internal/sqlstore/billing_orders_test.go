@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -468,6 +469,43 @@ func TestMigrationPaidOrders(t *testing.T) {
 			if got, ok := billing.Fold(evs); len(evs) != 2 || !ok || got.Status != want.Status || !got.RenewsAt.Equal(want.RenewsAt) ||
 				!got.EndsAt.Equal(want.EndsAt) {
 				t.Errorf("%s: events %+v fold to %+v; want a payment and a status folding to %+v", sub, evs, got, want)
+			}
+		}
+	})
+}
+
+// TestSubscriptionEventRace: a cancel delivered while its subscription's
+// first payment is being applied is in the plan either way, on each
+// engine: it is recorded before the payment's fold reads the events, or
+// after the plan mirrors the subscription (the subscription's lock).
+func TestSubscriptionEventRace(t *testing.T) {
+	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
+		clock := newLedgerClock()
+		db := openLedgerDB(t, e, clock.Now)
+		p := paidOrders{t: t, db: db, offer: ledger.DefaultPrices(nil).Plan}
+		studio, _ := p.offer(ledger.TierStudio)
+		paidAt := clock.Now().Add(-time.Minute)
+		for round := range 6 {
+			_, house := newLedgerHouse(t, db)
+			subID := "sub-" + uuid.NewString()
+			pay := paidOrder(p.checkout(house, billing.KindSubscription, ledger.TierStudio, studio.MonthlyTokens, studio.PriceUSD*100),
+				"cu-"+house, studio.PriceUSD*100)
+			pay.SubscriptionID, pay.At, pay.PeriodEnd = subID, paidAt, paidAt.AddDate(0, 1, 0)
+			cancel := billing.Event{Type: billing.SubscriptionCanceled, Raw: "subscription.canceled", SubscriptionID: subID,
+				At: paidAt.Add(time.Second)}
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, ev := range []billing.Event{pay, cancel} {
+				wg.Go(func() {
+					_, errs[i] = db.ApplyDelivery(context.Background(), billing.Polar, "msg_"+uuid.NewString(), ev, p.offer)
+				})
+			}
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil {
+				t.Fatalf("round %d: %v", round, errs)
+			}
+			if got := planOf(t, db, house); got.Status != ledger.Canceled || got.EndsAt != pay.PeriodEnd.UnixMilli() {
+				t.Fatalf("round %d: a cancel delivered with the first payment: plan %+v; want canceled at the period's end", round, got)
 			}
 		}
 	})
