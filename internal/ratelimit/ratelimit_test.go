@@ -15,25 +15,44 @@ import (
 )
 
 // counters are the Counters under test: memory always, the database on
-// SQLite always and on PostgreSQL when TEST_DATABASE_URL is set.
+// SQLite always and on PostgreSQL when TEST_DATABASE_URL is set. Each
+// database is a copy of one migrated once per test binary (dbtest):
+// migrating a fresh one for every check cost seconds each under -race.
 func counters(t *testing.T) map[string]func(t *testing.T) ratelimit.Counter {
 	out := map[string]func(t *testing.T) ratelimit.Counter{
 		"memory": func(*testing.T) ratelimit.Counter { return ratelimit.NewMemory() },
-		"sqlite": func(t *testing.T) ratelimit.Counter { return openDB(t, "") },
+		"sqlite": func(t *testing.T) ratelimit.Counter {
+			return openDB(t, sqlstore.Options{DataDir: dbtest.MigratedDir(t, "sqlite", func(dir string) error {
+				return migrate(sqlstore.Options{DataDir: dir})
+			})})
+		},
 	}
 	if base := os.Getenv("TEST_DATABASE_URL"); base != "" {
-		out["postgres"] = func(t *testing.T) ratelimit.Counter { return openDB(t, dbtest.FreshSchema(t, base)) }
+		out["postgres"] = func(t *testing.T) ratelimit.Counter {
+			return openDB(t, sqlstore.Options{DataDir: t.TempDir(), DatabaseURL: dbtest.MigratedDatabase(t, base, "studio", func(url string) error {
+				return migrate(sqlstore.Options{DatabaseURL: url})
+			})})
+		}
 	}
 	return out
 }
 
-func openDB(t *testing.T, url string) *sqlstore.DB {
-	db, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: url, DataDir: t.TempDir()})
+func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
+	db, err := sqlstore.Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migrate applies the migrations to the database opts names.
+func migrate(opts sqlstore.Options) error {
+	db, err := sqlstore.Open(context.Background(), opts)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }
 
 // clock is a settable clock.
