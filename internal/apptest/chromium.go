@@ -49,53 +49,107 @@ type cdpReply struct {
 // StartChromium launches headless Chromium with a fresh profile and every
 // host but loopback unresolvable (the page must work offline), opens one
 // page of width x height CSS pixels, and stops the browser when the test
-// ends. It skips the test when Chromium is not installed.
+// ends. It skips the test when Chromium is not installed. A package whose
+// tests each want a page shares one LaunchChromium instead.
 func StartChromium(t testing.TB, width, height int, mobile bool) *Browser {
 	t.Helper()
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		t.Skip("no " + ChromiumPath + " (apt-get install chromium); make test installs it")
 	}
-	dir := t.TempDir()
+	c, err := LaunchChromium()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.open(t, width, height, mobile, false)
+}
+
+// Chromium is one headless Chromium process. Starting a browser is the
+// dearest step of a browser test, so a package's tests share one process
+// and each opens its own Page, in a browser context of its own (cookies
+// and storage apart, as in a second browser).
+type Chromium struct {
+	url     string // the browser's DevTools WebSocket
+	stop    func()
+	stopped chan struct{}
+}
+
+// LaunchChromium starts headless Chromium with a fresh profile and every
+// host but loopback unresolvable (the pages must work offline). Close
+// stops it and removes the profile.
+func LaunchChromium() (*Chromium, error) {
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		return nil, fmt.Errorf("no %s (apt-get install chromium); make test installs it", ChromiumPath)
+	}
+	dir, err := os.MkdirTemp("", "studio-chromium-")
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, ChromiumPath,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 		"--user-data-dir="+dir, "--remote-debugging-port=0", "--remote-allow-origins=*",
+		// Several pages at once are each a window of their own: none may
+		// have its timers slowed as a page in the background would.
+		"--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+		"--disable-renderer-backgrounding",
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "about:blank")
+	dieWithTest(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		cancel()
-		t.Fatalf("chromium: %v", err)
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("chromium: %w", err)
 	}
-	stopped := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(stopped) }()
-	t.Cleanup(func() {
+	c := &Chromium{stopped: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(c.stopped) }()
+	c.stop = func() {
 		cancel()
-		<-stopped
-	})
+		<-c.stopped
+		os.RemoveAll(dir)
+	}
 	// Chromium writes the port it bound and the browser's path to
 	// DevToolsActivePort in the profile once it listens.
-	var port, path string
 	deadline := time.Now().Add(30 * time.Second)
-	for port == "" {
+	for {
 		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
 		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
-			port, path = lines[0], lines[1]
-			break
+			c.url = "ws://127.0.0.1:" + lines[0] + lines[1]
+			return c, nil
 		}
 		select {
-		case <-stopped:
-			t.Fatalf("chromium exited: %s", stderr.String())
+		case <-c.stopped:
+			c.stop()
+			return nil, fmt.Errorf("chromium exited: %s", stderr.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("chromium did not open its DevTools port: %s", stderr.String())
+			c.stop()
+			return nil, fmt.Errorf("chromium did not open its DevTools port: %s", stderr.String())
 		}
 	}
-	dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// Close stops the browser.
+func (c *Chromium) Close() { c.stop() }
+
+// Page opens a page of width x height CSS pixels in a browser context of
+// its own, closed when the test ends.
+func (c *Chromium) Page(t testing.TB, width, height int, mobile bool) *Browser {
+	t.Helper()
+	return c.open(t, width, height, mobile, true)
+}
+
+// open connects to the browser (Chromium takes several DevTools clients,
+// so each page has its own connection, replies and errors) and opens a
+// page, in a new browser context when apart is set.
+func (c *Chromium) open(t testing.TB, width, height int, mobile, apart bool) *Browser {
+	t.Helper()
+	dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer dcancel()
-	conn, _, err := websocket.Dial(dctx, "ws://127.0.0.1:"+port+path, nil)
+	conn, _, err := websocket.Dial(dctx, c.url, nil)
 	if err != nil {
 		t.Fatalf("devtools: %v", err)
 	}
@@ -104,14 +158,26 @@ func StartChromium(t testing.TB, width, height int, mobile bool) *Browser {
 	go b.read()
 	t.Cleanup(func() { _ = conn.CloseNow() })
 
+	create := map[string]any{"url": "about:blank"}
+	if apart {
+		var bc struct{ BrowserContextID string }
+		b.Call(t, "Target.createBrowserContext", nil, &bc)
+		create["browserContextId"] = bc.BrowserContextID
+		// Registered after the connection's cleanup, so it runs first.
+		t.Cleanup(func() {
+			_ = b.callIn("", "Target.disposeBrowserContext", map[string]any{"browserContextId": bc.BrowserContextID}, nil)
+		})
+	}
 	var target struct{ TargetID string }
-	b.Call(t, "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	b.Call(t, "Target.createTarget", create, &target)
 	var att struct{ SessionID string }
 	b.Call(t, "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att)
 	b.session = att.SessionID
 	for _, domain := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
 		b.Call(t, domain, nil, nil)
 	}
+	// Every page behaves as the focused one, as a person's tab would.
+	b.Call(t, "Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}, nil)
 	scale := 1.0
 	if mobile {
 		scale = 2
@@ -166,6 +232,11 @@ func (b *Browser) Call(t testing.TB, method string, params, out any) {
 }
 
 func (b *Browser) call(method string, params, out any) error {
+	return b.callIn(b.session, method, params, out)
+}
+
+// callIn sends a command to a session ("" the browser itself).
+func (b *Browser) callIn(session, method string, params, out any) error {
 	b.mu.Lock()
 	b.next++
 	id := b.next
@@ -176,8 +247,8 @@ func (b *Browser) call(method string, params, out any) error {
 	if params != nil {
 		msg["params"] = params
 	}
-	if b.session != "" {
-		msg["sessionId"] = b.session
+	if session != "" {
+		msg["sessionId"] = session
 	}
 	data, err := json.Marshal(msg)
 	if err != nil {
