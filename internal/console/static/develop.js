@@ -104,7 +104,9 @@ if (form) {
 }
 
 // A develop that landed without its verdict yet: the judge writes it just
-// after; look again until it is there, then show the page with it.
+// after; look again until it is there (every 1.5 s for a minute, then
+// every 5 s for five more: a busy judge may take that long), then show
+// the page with it.
 const awaiting = document.querySelector("[data-await-verdict]");
 if (awaiting) {
   const id = awaiting.dataset.job;
@@ -112,7 +114,7 @@ if (awaiting) {
   const look = async () => {
     const res = await api("GET", "/api/toolkit/judge/verdicts?jobIds=" + encodeURIComponent(id));
     if (res.ok && res.data.verdicts.length) return location.reload();
-    if (++tries < 40) setTimeout(look, 1500);
+    if (++tries < 100) setTimeout(look, tries < 40 ? 1500 : 5000);
   };
   setTimeout(look, 800);
 }
