@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,11 +33,35 @@ type page struct {
 	seen int // page errors already reported
 }
 
-// openPage starts a browser of the viewport's size on the app. Screenshots
-// go to STUDIO_SCREENSHOTS when set, else to the test's artefact folder.
+// chromium is the package's one browser: started by the first test that
+// opens a page, stopped by TestMain. Each page is a browser context of its
+// own, so tests and the story's second visitor share no cookie.
+var chromium struct {
+	once sync.Once
+	c    *apptest.Chromium
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chromium.c != nil {
+		chromium.c.Close()
+	}
+	os.Exit(code)
+}
+
+// openPage opens a page of the viewport's size on the app. Screenshots go
+// to STUDIO_SCREENSHOTS when set, else to the test's artefact folder.
 func openPage(t *testing.T, a *apptest.App, name string, width, height int, mobile bool) *page {
 	t.Helper()
-	b := apptest.StartChromium(t, width, height, mobile)
+	if _, err := os.Stat(apptest.ChromiumPath); err != nil {
+		t.Skip("no " + apptest.ChromiumPath + " (apt-get install chromium); make test installs it")
+	}
+	chromium.once.Do(func() { chromium.c, chromium.err = apptest.LaunchChromium() })
+	if chromium.err != nil {
+		t.Fatal(chromium.err)
+	}
+	b := chromium.c.Page(t, width, height, mobile)
 	dir := os.Getenv("STUDIO_SCREENSHOTS")
 	if dir == "" {
 		dir = t.ArtifactDir()
@@ -112,26 +137,28 @@ func (p *page) goTo(path string) {
 // ready waits until the document (and its modules) finished loading.
 func (p *page) ready() {
 	p.t.Helper()
-	p.b.WaitFor(p.t, `document.readyState === "complete" && !!document.body`, 20*time.Second, "the page")
+	p.until(`document.readyState === "complete" && !!document.body`, 20*time.Second, "the page")
 }
 
 // click clicks an element once the page has settled: loaded, and its
 // scroll no longer moving (a reload restores the scroll position a moment
 // after the document is complete, which would move the element away).
+// The page itself waits until two looks 50 ms apart find the same scroll.
 func (p *page) click(selector string) {
 	p.t.Helper()
 	p.ready()
-	var last float64 = -1
-	for range 40 {
-		var y float64
-		p.b.Eval(p.t, `scrollY`, &y)
-		if y == last {
-			break
-		}
-		last = y
-		time.Sleep(100 * time.Millisecond)
-	}
+	p.b.Eval(p.t, `new Promise(done => { let last = scrollY, still = 0;
+		const tick = () => { still = scrollY === last ? still + 1 : 0; last = scrollY; still >= 2 ? done(true) : setTimeout(tick, 50); };
+		setTimeout(tick, 50); })`, nil)
 	p.b.Click(p.t, selector)
+}
+
+// until waits until a JavaScript expression is true in the page, failing
+// the test with what it says after timeout (apptest's WaitFor stretches
+// it by its Patience, in a quiet machine's time).
+func (p *page) until(expr string, timeout time.Duration, what string) {
+	p.t.Helper()
+	p.b.WaitFor(p.t, expr, timeout, what)
 }
 
 // path is the page's path and query.
@@ -145,7 +172,7 @@ func (p *page) path() string {
 func (p *page) waitPath(prefix string) {
 	p.t.Helper()
 	js, _ := json.Marshal(prefix)
-	p.b.WaitFor(p.t, `(location.pathname + location.search).startsWith(`+string(js)+`) && document.readyState === "complete"`, 20*time.Second, "the page "+prefix)
+	p.until(`(location.pathname + location.search).startsWith(`+string(js)+`) && document.readyState === "complete"`, 20*time.Second, "the page "+prefix)
 }
 
 // typeInto focuses a field by clicking it and types text, as a person does.
@@ -170,7 +197,7 @@ func (p *page) waitText(selector, want string) {
 	p.t.Helper()
 	sel, _ := json.Marshal(selector)
 	w, _ := json.Marshal(want)
-	p.b.WaitFor(p.t, `((document.querySelector(`+string(sel)+`) || {}).textContent || "").includes(`+string(w)+`)`, 30*time.Second,
+	p.until(`((document.querySelector(`+string(sel)+`) || {}).textContent || "").includes(`+string(w)+`)`, 30*time.Second,
 		fmt.Sprintf("%s to say %q (it says %q)", selector, want, p.text(selector)))
 }
 
@@ -205,6 +232,13 @@ func (p *page) check(what string) {
 			p.t.Errorf("%s: axe %s (%s): %s at %v", what, v.ID, v.Impact, v.Help, v.Nodes)
 		}
 	}
+	p.checkScripts(what)
+}
+
+// checkScripts fails on any script error or CSP violation the page raised
+// so far.
+func (p *page) checkScripts(what string) {
+	p.t.Helper()
 	for _, e := range p.b.Errors()[p.seen:] {
 		// A refusal the API answered (a 4xx the page shows) is the story's
 		// business; a script error, a CSP violation or a missing file is not.

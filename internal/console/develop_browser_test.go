@@ -35,7 +35,8 @@ func uploaded(t testing.TB, a *apptest.App, u *apptest.User, path, kind string) 
 
 // TestDevelopInBrowser: pick packshot from the catalog (its prices per
 // quality on the card), choose the garment from the library, a ground
-// colour from the declared options, 2k; the preflight answer shows the
+// colour from the declared options, 1k (the smallest frame keeps the
+// test quick under -race); the preflight answer shows the
 // price when the API has the route; submit, and the page follows the job
 // on the socket until the frame lands beside its inputs with the judge's
 // verdict; the bar's balance has moved by the price. Duplicate it and
@@ -55,35 +56,35 @@ func TestDevelopInBrowser(t *testing.T) {
 	p.waitPath("/develop?tool=packshot")
 	p.click(`input[name="image"][value="` + garment + `"]`)
 	p.b.Eval(t, `(() => { const s = document.getElementById("opt-shadow"); if (s) { s.value = "off"; s.dispatchEvent(new Event("change", {bubbles: true})); } })()`, nil)
-	p.click(`input[name="quality"][value="2k"]`)
+	p.click(`input[name="quality"][value="1k"]`)
 	var preflight bool
 	p.b.Eval(t, `!!document.getElementById("preflight")`, &preflight)
 	if preflight {
-		p.waitText("#preflight", "6 tokens")
+		p.waitText("#preflight", "4 tokens")
 	}
 	p.check("the packshot form")
 	p.shot("form")
 	p.click("#submit")
 	p.waitPath("/develop?tool=packshot")
-	p.b.WaitFor(t, `!!document.querySelector("[data-job]")`, 20*time.Second, "the job panel")
+	p.until(`!!document.querySelector("[data-job]")`, 20*time.Second, "the job panel")
 	p.shot("developing")
-	p.b.WaitFor(t, `document.querySelector("[data-job]").dataset.state === "done" && !!document.querySelector("#result .verdict")`, 60*time.Second, "the frame and its verdict")
-	p.b.WaitFor(t, `!!document.querySelector("#result img") && document.querySelector("#result img").naturalWidth > 0`, 20*time.Second, "the frame's picture")
-	p.waitText("#balance", "54") // 60 granted, 6 for a packshot at 2k
+	p.until(`document.querySelector("[data-job]").dataset.state === "done" && !!document.querySelector("#result .verdict")`, 60*time.Second, "the frame and its verdict")
+	p.until(`!!document.querySelector("#result img") && document.querySelector("#result img").naturalWidth > 0`, 20*time.Second, "the frame's picture")
+	p.waitText("#balance", "56") // 60 granted, 4 for a packshot at 1k
 	p.check("the result")
 	p.shot("done")
 
 	first := p.path()
 	p.click(`button[data-api$="/duplicate"]`)
-	p.b.WaitFor(t, `location.pathname + location.search !== `+jsString(first)+` && document.readyState === "complete"`, 20*time.Second, "the duplicate's page")
-	p.b.WaitFor(t, `!!document.getElementById("direction")`, 60*time.Second, "the duplicate, landed")
+	p.until(`location.pathname + location.search !== `+jsString(first)+` && document.readyState === "complete"`, 20*time.Second, "the duplicate's page")
+	p.until(`!!document.getElementById("direction")`, 60*time.Second, "the duplicate, landed")
 	p.typeInto("#direction", "warmer")
 	p.click(`form[data-api="POST /api/toolkit/takes"] button`)
-	p.b.WaitFor(t, `location.search.includes("job=") && !!document.querySelector("#result .verdict") && !location.search.includes(`+jsString(strings.TrimPrefix(first, "/develop"))+`)`, 60*time.Second, "the take, landed and judged")
+	p.until(`location.search.includes("job=") && !!document.querySelector("#result .verdict") && !location.search.includes(`+jsString(strings.TrimPrefix(first, "/develop"))+`)`, 60*time.Second, "the take, landed and judged")
 	p.shot("take")
 
 	p.goTo("/develop/runs")
-	p.b.WaitFor(t, `document.querySelectorAll("tbody tr").length >= 1`, 10*time.Second, "the runs")
+	p.until(`document.querySelectorAll("tbody tr").length >= 1`, 10*time.Second, "the runs")
 	p.check("runs")
 	p.shot("runs")
 }

@@ -59,7 +59,7 @@ func TestLibraryInBrowser(t *testing.T) {
 	p.shot("empty")
 	p.b.DropFiles(t, "#drop", files...)
 	p.waitText("#upload-msg", "3 of 3 uploaded")
-	p.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 3`, 20e9, "the grid of three")
+	p.until(`document.querySelectorAll("#grid .tile").length === 3`, 20e9, "the grid of three")
 	p.check("library")
 	p.shot("uploaded")
 
@@ -74,10 +74,10 @@ func TestLibraryInBrowser(t *testing.T) {
 	p.waitText("#picked", "2 selected")
 	p.b.Eval(t, `(() => { const s = document.getElementById("move-to"); s.selectedIndex = 1; })()`, nil)
 	p.click(`#move-to + button`)
-	p.b.WaitFor(t, `document.readyState === "complete" && document.querySelectorAll("#grid .tile").length === 3 && !document.querySelector('#grid input:checked')`, 20e9, "the reload")
+	p.until(`document.readyState === "complete" && document.querySelectorAll("#grid .tile").length === 3 && !document.querySelector('#grid input:checked')`, 20e9, "the reload")
 	p.click(`nav[aria-label=Collections] a:nth-of-type(3)`)
 	p.waitPath("/library?folder=")
-	p.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 2`, 20e9, "two pieces in the collection")
+	p.until(`document.querySelectorAll("#grid .tile").length === 2`, 20e9, "two pieces in the collection")
 	p.check("collection")
 	p.shot("collection")
 
@@ -99,14 +99,14 @@ func TestLibraryInBrowser(t *testing.T) {
 	p.waitText("button.danger", "Press again")
 	p.click(`button.danger`)
 	p.waitPath("/library")
-	p.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 2`, 20e9, "two pieces left")
+	p.until(`document.querySelectorAll("#grid .tile").length === 2`, 20e9, "two pieces left")
 
 	// A phone, and a viewer's seat: the frames, no delete.
 	viewer := seat(t, a, u, "viewer")
 	ph := openPage(t, a, "library-phone", 390, 844, true)
 	signIn(t, ph, viewer)
 	ph.goTo("/library")
-	ph.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 2 && !document.getElementById("drop")`, 20e9, "the viewer's library")
+	ph.until(`document.querySelectorAll("#grid .tile").length === 2 && !document.getElementById("drop")`, 20e9, "the viewer's library")
 	ph.click(`#grid .tile:nth-child(1) .pick input`)
 	var canDelete bool
 	ph.b.Eval(t, `!!document.querySelector('form[data-api="POST /api/toolkit/assets/batch/delete"]')`, &canDelete)

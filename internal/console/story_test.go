@@ -50,11 +50,11 @@ func TestConsoleStory(t *testing.T) {
 		p.b.Eval(t, `document.getElementById("upload-kind").value = "clothes"`, nil)
 		p.b.DropFiles(t, "#drop", garment)
 		p.waitText("#upload-msg", "1 of 1 uploaded")
-		p.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 1`, 20*time.Second, "the garment")
+		p.until(`document.querySelectorAll("#grid .tile").length === 1`, 20*time.Second, "the garment")
 		p.b.Eval(t, `document.getElementById("upload-kind").value = "model"`, nil)
 		p.b.DropFiles(t, "#drop", model)
 		p.waitText("#upload-msg", "1 of 1 uploaded")
-		p.b.WaitFor(t, `document.querySelectorAll("#grid .tile").length === 2`, 20*time.Second, "the model")
+		p.until(`document.querySelectorAll("#grid .tile").length === 2`, 20*time.Second, "the model")
 		p.check("library")
 		p.shot("library")
 		var ids struct{ Garment, Model string }
@@ -64,8 +64,8 @@ func TestConsoleStory(t *testing.T) {
 		// 3. A packshot, followed live to its verdict.
 		p.goTo("/develop?tool=packshot&image=" + ids.Garment)
 		p.click("#submit")
-		p.b.WaitFor(t, `!!document.querySelector("[data-job]")`, 20*time.Second, "the job")
-		p.b.WaitFor(t, `!!document.querySelector("#result .verdict")`, 90*time.Second, "the packshot and its verdict")
+		p.until(`!!document.querySelector("[data-job]")`, 20*time.Second, "the job")
+		p.until(`!!document.querySelector("#result .verdict")`, 90*time.Second, "the packshot and its verdict")
 		p.check("packshot")
 		p.shot("packshot")
 
@@ -77,15 +77,15 @@ func TestConsoleStory(t *testing.T) {
 		p.click(`#compose button[type=submit]`)
 		p.waitPath("/looks/")
 		p.click(`form[data-api$="/develop-lock"] button`)
-		p.b.WaitFor(t, `!!document.querySelector('button[data-api$="/lock"]')`, 90*time.Second, "the base frame")
+		p.until(`!!document.querySelector('button[data-api$="/lock"]')`, 90*time.Second, "the base frame")
 		p.check("base frame")
 		p.shot("base-frame")
 		p.click(`button[data-api$="/lock"]`)
-		p.b.WaitFor(t, `!!document.querySelector('form[data-api$="/variations"]')`, 20*time.Second, "the lock")
+		p.until(`!!document.querySelector('form[data-api$="/variations"]')`, 20*time.Second, "the lock")
 		p.click(`input[name="keys"][value="back"]`)
 		p.click(`input[name="keys"][value="three-quarter"]`)
 		p.click(`form[data-api$="/variations"] button[type=submit]`)
-		p.b.WaitFor(t, `document.querySelectorAll('#grid .tile input[name="pick"]').length === 3`, 120*time.Second, "three frames")
+		p.until(`document.querySelectorAll('#grid .tile input[name="pick"]').length === 3`, 120*time.Second, "three frames")
 		p.check("contact sheet")
 		p.shot("contact-sheet")
 		look := p.path()
@@ -97,7 +97,7 @@ func TestConsoleStory(t *testing.T) {
 		p.waitText("#picked", "3 selected")
 		p.typeInto("#share-for", "Buyer")
 		p.click(`form[data-api="POST /api/share"] button`)
-		p.b.WaitFor(t, `!document.getElementById("shared").hidden && document.getElementById("share-url").textContent.includes("/s#")`, 20*time.Second, "the link")
+		p.until(`!document.getElementById("shared").hidden && document.getElementById("share-url").textContent.includes("/s#")`, 20*time.Second, "the link")
 		p.check("shared")
 		p.shot("shared")
 		link := p.text("#share-url")
@@ -105,9 +105,9 @@ func TestConsoleStory(t *testing.T) {
 		// 6. The reviewer, in a second browser on a phone: keep, pass, a note.
 		r := openPage(t, a, "story-reviewer-"+e.Name, 390, 844, true)
 		r.b.Navigate(t, link)
-		r.b.WaitFor(t, `document.querySelectorAll("#strip .thumb").length === 3`, 20*time.Second, "the reviewer's frames")
+		r.until(`document.querySelectorAll("#strip .thumb").length === 3`, 20*time.Second, "the reviewer's frames")
 		saved := func() {
-			r.b.WaitFor(t, `document.getElementById("status").textContent === "Saved"`, 10*time.Second, "saved")
+			r.until(`document.getElementById("status").textContent === "Saved"`, 10*time.Second, "saved")
 			r.b.Eval(t, `document.getElementById("status").textContent = ""`, nil)
 		}
 		r.b.Key(t, "k")
@@ -122,7 +122,7 @@ func TestConsoleStory(t *testing.T) {
 		r.b.Screenshot(t, r.dir+"/"+r.name+"-marked.png")
 
 		// 7. The marks arrive on the contact sheet without a reload.
-		p.b.WaitFor(t, `[...document.querySelectorAll("[data-marks-for]")].map(e => e.textContent).join(" ").includes("keep") &&
+		p.until(`[...document.querySelectorAll("[data-marks-for]")].map(e => e.textContent).join(" ").includes("keep") &&
 			[...document.querySelectorAll("[data-marks-for]")].map(e => e.textContent).join(" ").includes("pass") &&
 			[...document.querySelectorAll("[data-marks-for]")].map(e => e.textContent).join(" ").includes("Sleeve too long")`, 30*time.Second, "the marks")
 		if !strings.HasPrefix(p.path(), look) {
@@ -148,7 +148,7 @@ func TestConsoleStory(t *testing.T) {
 			t.Errorf("the balance went %d -> %d; want +100 once", before, after)
 		}
 		p.goTo("/billing/done?checkout=again")
-		time.Sleep(time.Second)
+		p.until(`!document.getElementById("watch").textContent.startsWith("Reading")`, 20*time.Second, "the page to read the checkout")
 		if again := balance(t, a, p); again != before+100 {
 			t.Errorf("coming back moved the balance to %d", again)
 		}
@@ -157,7 +157,7 @@ func TestConsoleStory(t *testing.T) {
 		p.goTo("/house/keys")
 		p.typeInto("#key-name", "The shop's pipeline")
 		p.click(`form[data-api="POST /api/keys"] button`)
-		p.b.WaitFor(t, `!document.getElementById("minted").hidden`, 20*time.Second, "the key")
+		p.until(`!document.getElementById("minted").hidden`, 20*time.Second, "the key")
 		p.check("minted")
 		p.shot("key-minted")
 		key := p.text("#minted-key")
@@ -171,7 +171,7 @@ func TestConsoleStory(t *testing.T) {
 		p.click(`#keys button.danger`)
 		p.waitText(`#keys button.danger`, "Press again")
 		p.click(`#keys button.danger`)
-		p.b.WaitFor(t, `!document.querySelector("#keys button.danger") && document.querySelector("#keys .badge").textContent === "revoked"`, 20*time.Second, "the revoked key")
+		p.until(`!document.querySelector("#keys button.danger") && document.querySelector("#keys .badge").textContent === "revoked"`, 20*time.Second, "the revoked key")
 		p.shot("key-revoked")
 		if res := a.Do(t, "GET", "/api/toolkit/ai/billing/balance", apptest.Cred{Key: key}, nil); res.Status != http.StatusUnauthorized {
 			t.Errorf("the revoked key still answers %d", res.Status)
@@ -182,7 +182,7 @@ func TestConsoleStory(t *testing.T) {
 		p.goTo("/house/people")
 		p.typeInto("#invite-email", member)
 		p.click(`form[data-api="POST /api/toolkit/org/seats/invite"] button`)
-		p.b.WaitFor(t, `!document.getElementById("offered").hidden`, 20*time.Second, "the offer")
+		p.until(`!document.getElementById("offered").hidden`, 20*time.Second, "the offer")
 		p.check("people")
 		p.shot("invited")
 		r.goTo(seatLink(t, a, member))
