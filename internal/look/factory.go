@@ -80,7 +80,7 @@ func (s *Service) Plan(ctx context.Context, p auth.Principal, in PlanRequest) (P
 	model := preset.ModelAssetID
 	modelGiven := false // a model among the assets wins over the preset's
 	bg := preset.Background
-	var heroes, extras []Piece
+	var pieces []Piece
 	seen := map[string]bool{}
 	for _, id := range in.AssetIDs {
 		pc, ok := found[id]
@@ -99,20 +99,45 @@ func (s *Service) Plan(ctx context.Context, p auth.Principal, in PlanRequest) (P
 			}
 		case "background":
 			bg = Background{Kind: "asset", AssetID: id}
-		case "clothes":
-			heroes = append(heroes, pc)
 		default:
+			pieces = append(pieces, pc)
+		}
+	}
+	plan := Plan{Preset: preset, ModelReady: model != nil}
+	plan.Looks, plan.Truncated = propose(pieces, model, bg, preset.VariationKeys)
+	per := s.frameCost(tier, false)
+	plan.Cost = Cost{PerFrame: per, FramesPerLook: 1 + len(preset.VariationKeys), Quality: tier}
+	plan.Cost.Frames = plan.Cost.FramesPerLook * len(plan.Looks)
+	plan.Cost.Total = per * int64(plan.Cost.Frames)
+	b, err := s.store.Balance(ctx, p.HouseID)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan.Balance = b.Balance
+	return plan, nil
+}
+
+// propose is the factory's proposal from pieces (none a model or a
+// background): each garment (clothes) leads a look as its hero, with the
+// accessories and jewelry (up to MaxItems pieces in all); without garments
+// each piece leads its own look. At most MaxLooks looks; truncated says
+// there would have been more.
+func propose(pieces []Piece, model *string, bg Background, keys []string) (looks []ProposedLook, truncated bool) {
+	var heroes, extras []Piece
+	for _, pc := range pieces {
+		if pc.Kind == "clothes" {
+			heroes = append(heroes, pc)
+		} else {
 			extras = append(extras, pc)
 		}
 	}
 	if len(heroes) == 0 {
 		heroes, extras = extras, nil
 	}
-	plan := Plan{Preset: preset, Looks: []ProposedLook{}, ModelReady: model != nil}
+	looks = []ProposedLook{}
 	for i, h := range heroes {
-		if len(plan.Looks) == MaxLooks {
-			plan.Truncated = true
-			break
+		if len(looks) == MaxLooks {
+			return looks, true
 		}
 		items := []Item{{AssetID: h.ID, Role: role(h.Kind), Label: cleanLabel(h.Name), Hero: true}}
 		for _, x := range extras {
@@ -125,19 +150,10 @@ func (s *Service) Plan(ctx context.Context, p auth.Principal, in PlanRequest) (P
 		if name == "" {
 			name = "Look " + itoa(i+1)
 		}
-		plan.Looks = append(plan.Looks, ProposedLook{Name: name, ModelAssetID: model, Items: items, Background: bg,
-			VariationKeys: append([]string{}, preset.VariationKeys...)})
+		looks = append(looks, ProposedLook{Name: name, ModelAssetID: model, Items: items, Background: bg,
+			VariationKeys: append([]string{}, keys...)})
 	}
-	per := s.frameCost(tier, false)
-	plan.Cost = Cost{PerFrame: per, FramesPerLook: 1 + len(preset.VariationKeys), Quality: tier}
-	plan.Cost.Frames = plan.Cost.FramesPerLook * len(plan.Looks)
-	plan.Cost.Total = per * int64(plan.Cost.Frames)
-	b, err := s.store.Balance(ctx, p.HouseID)
-	if err != nil {
-		return Plan{}, err
-	}
-	plan.Balance = b.Balance
-	return plan, nil
+	return looks, false
 }
 
 func role(kind string) string {

@@ -69,6 +69,13 @@ type Store interface {
 	// When the first job's idempotency key was used already it writes
 	// nothing and returns the jobs stored under the jobs' keys, replayed.
 	SubmitLookJobs(ctx context.Context, house, lookID string, check func(Look, State) error, jobs []LookJob) ([]job.Job, bool, error)
+	// SubmitLookbook writes new looks and the first job of each with its
+	// hold, first event and look link, in one transaction: all of them or
+	// none (the holds are taken together, so a shortfall is
+	// INSUFFICIENT_TOKENS for the whole with nothing written). When the
+	// first job's idempotency key was used already it writes nothing and
+	// returns the jobs stored under the jobs' keys, replayed.
+	SubmitLookbook(ctx context.Context, house string, looks []Look, jobs []LookJob) ([]job.Job, bool, error)
 	StandingPreset(ctx context.Context, house string) (StandingPreset, bool, error)
 	SaveStandingPreset(ctx context.Context, house string, p StandingPreset) error
 	PosturePrefs(ctx context.Context, house string) (Prefs, error)

@@ -5,8 +5,9 @@ package sqlstore
 // first event, all or none. Every route that spends on develops comes
 // through here: submit and MCP start_develop (SubmitJob), duplicate and
 // redraw (SubmitJob), takes (SubmitTake), a look's develop-lock and
-// variations (SubmitLookJobs), a pipeline's run (StartPipeline) and each
-// step a landed one queues next (advancePipelineTx, through enqueueTx).
+// variations (SubmitLookJobs), a lookbook's base frames (SubmitLookbook),
+// a pipeline's run (StartPipeline) and each step a landed one queues next
+// (advancePipelineTx, through enqueueTx).
 // Nothing else inserts jobs or takes holds for them, so a hold is filed
 // under its job's tool (the account view's spend per workflow) in one place.
 

@@ -92,22 +92,27 @@ func (db *DB) BackgroundPieces(ctx context.Context, house string) ([]look.Piece,
 func (db *DB) InsertLooks(ctx context.Context, looks []look.Look) error {
 	return db.write(ctx, func(tx *Tx) error {
 		for _, l := range looks {
-			items, bg, keys, err := lookJSON(l)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO looks (`+lookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				l.ID, l.OrganizationID, nullPtr(l.CreatedByUserID), nullPtr(l.BrandID), nullPtr(l.BatchID), l.Name, l.ModelAssetID,
-				items, bg, l.Preset.Aesthetic, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID), keys,
-				l.CreatedAt.UnixMilli(), l.UpdatedAt.UnixMilli(), nullPtr(l.LookBaseParentAssetID)); err != nil {
-				return err
-			}
-			if err := indexLook(ctx, tx, l.OrganizationID, l); err != nil {
+			if err := insertLookTx(ctx, tx, l); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// insertLookTx writes a new look and its search entry.
+func insertLookTx(ctx context.Context, tx *Tx, l look.Look) error {
+	items, bg, keys, err := lookJSON(l)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO looks (`+lookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		l.ID, l.OrganizationID, nullPtr(l.CreatedByUserID), nullPtr(l.BrandID), nullPtr(l.BatchID), l.Name, l.ModelAssetID,
+		items, bg, l.Preset.Aesthetic, l.Status, nullPtr(l.LookBaseAssetID), nullPtr(l.LookBaseJobID), keys,
+		l.CreatedAt.UnixMilli(), l.UpdatedAt.UnixMilli(), nullPtr(l.LookBaseParentAssetID)); err != nil {
+		return err
+	}
+	return indexLook(ctx, tx, l.OrganizationID, l)
 }
 
 func lookJSON(l look.Look) (items, bg, keys string, err error) {
