@@ -61,6 +61,7 @@ func NewAPI(core *Core) (*API, error) {
 	cfg, db, log, now, opts := core.Config, core.DB, core.Log, core.now, core.opts
 	sender := core.sender
 	limits := rateLimits(cfg, db, now)
+	core.Jobs.LimitWith(limits) // preflights count against the house's minute
 	accounts := account.NewService(db, sender, account.Options{
 		PublicURL: cfg.PublicURL, AdminEmails: cfg.AdminEmails, InviteOnly: cfg.Signup == "invite", Hash: opts.Hash, Now: now,
 		Limits: limits, Prices: core.prices, Blobs: core.Blobs, Log: log,

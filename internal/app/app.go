@@ -40,6 +40,9 @@ type Options struct {
 	// ResearchGuard is the URL guard the analyst's research reads an
 	// applicant's homepage through; nil builds the production one.
 	ResearchGuard *urlguard.Guard
+	// FetchGuard is the URL guard images named by URL (MCP upload_asset)
+	// are fetched through; nil builds the production one (asset.FetchGuard).
+	FetchGuard *urlguard.Guard
 }
 
 // New builds every role: the core, the HTTP face and the workers (which

@@ -131,7 +131,8 @@ func (c *Core) build(ctx context.Context) error {
 		c.classifier = &asset.VisionClassifier{AI: c.ai} // describe-item reads with it too
 	}
 	c.assets = asset.NewService(db, asset.Options{
-		Blobs: c.Blobs, Ledger: db, Prices: c.prices, Classifier: c.classifier, Calls: db, Decoding: c.decoding, Now: now, Log: log,
+		Blobs: c.Blobs, Ledger: db, Prices: c.prices, Classifier: c.classifier, Calls: db, Decoding: c.decoding,
+		Fetch: c.opts.FetchGuard, Now: now, Log: log,
 	})
 	c.Events = events.NewBroker(events.Options{})
 	if cfg.DatabaseURL != "" {

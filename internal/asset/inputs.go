@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 
 	"github.com/google/uuid"
 
@@ -40,6 +41,35 @@ func (s *Service) AllLive(ctx context.Context, house string, ids []string) (bool
 		return false, err
 	}
 	return n == len(distinct), nil
+}
+
+// LiveSizes returns the stored size in bytes of each id (repeats allowed)
+// that is a live asset of the house; the others are absent.
+func (s *Service) LiveSizes(ctx context.Context, house string, ids []string) (map[string]int64, error) {
+	return s.store.AssetSizes(ctx, house, dedupe(ids))
+}
+
+// InputBytes reads the stored bytes of a live asset of the house, at most
+// MaxBytes of them: a larger input is IMAGE_TOO_LARGE, as a develop takes
+// it.
+func (s *Service) InputBytes(ctx context.Context, house, id string) ([]byte, error) {
+	f, err := s.store.AssetFile(ctx, house, id)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.Open(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	data, err := io.ReadAll(io.LimitReader(obj, MaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxBytes {
+		return nil, ErrTooLarge
+	}
+	return data, nil
 }
 
 // DiscardInputs removes the assets UploadInput made for a submit that was

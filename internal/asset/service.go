@@ -21,6 +21,7 @@ import (
 	"studio/internal/imagemem"
 	"studio/internal/ledger"
 	"studio/internal/ts"
+	"studio/internal/urlguard"
 )
 
 // Ledger is what the library needs from the token ledger: a hold for a
@@ -50,6 +51,7 @@ type Options struct {
 	Classifier Classifier       // nil when no AI endpoint is configured
 	Calls      ai.CallLog       // where what each classify=1 read asked of the AI endpoint is recorded; nil records nothing
 	Decoding   *imagemem.Budget // memory for decoded images, shared by the process; 1 GiB of its own when nil
+	Fetch      *urlguard.Guard  // the way out to an image named by URL (Fetch); FetchGuard() when nil
 	Now        func() time.Time
 	Log        *slog.Logger
 }
@@ -65,12 +67,16 @@ type Service struct {
 	now        func() time.Time
 	log        *slog.Logger
 	decoding   *imagemem.Budget
+	fetch      *urlguard.Guard
 }
 
 // NewService returns the library service.
 func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, blobs: opts.Blobs, ledger: opts.Ledger, prices: opts.Prices, classifier: opts.Classifier,
-		calls: opts.Calls, now: opts.Now, log: opts.Log, decoding: opts.Decoding}
+		calls: opts.Calls, now: opts.Now, log: opts.Log, decoding: opts.Decoding, fetch: opts.Fetch}
+	if s.fetch == nil {
+		s.fetch = FetchGuard()
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

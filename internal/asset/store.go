@@ -42,6 +42,9 @@ type Store interface {
 	GroupAssets(ctx context.Context, house string, ids []string, group string) error
 	// CountAssets counts the live assets of the house among distinct ids.
 	CountAssets(ctx context.Context, house string, ids []string) (int, error)
+	// AssetSizes returns the stored size in bytes of each live asset of
+	// the house among distinct ids; ids that are not one are absent.
+	AssetSizes(ctx context.Context, house string, ids []string) (map[string]int64, error)
 	// ReuseAsset returns the house's oldest live asset whose bytes have
 	// the digest sum (hex), filing it as kind when kind is not "" and it
 	// has none; ok false when there is none.

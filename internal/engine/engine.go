@@ -310,6 +310,24 @@ func (c chain) Run(ctx context.Context, r Request) (Result, error) {
 	return Result{}, Unsupported(c.Name(), r.Tool)
 }
 
+// Preflighter is an engine that can tell, before a develop is queued,
+// whether it expects to deliver it (a preflight, DECISIONS §11): the
+// problems it foresees with r (its inputs' bytes read), none when it
+// expects to deliver. It holds, sends and stores nothing.
+type Preflighter interface {
+	Preflight(ctx context.Context, r Request) ([]Problem, error)
+}
+
+// Problem is what an engine foresees going wrong with a develop: a code
+// (its own, upper case), a plain sentence, and the input role or option it
+// is about, when it is about one.
+type Problem struct {
+	Code    string
+	Message string
+	Role    string
+	Option  string
+}
+
 // Serving returns the engine within e that performs tool (for a chain,
 // the first that can), or nil when none can.
 func Serving(e Engine, tool string) Engine {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"studio/internal/asset"
 	"studio/internal/auth"
 	"studio/internal/engine"
 	"studio/internal/errs"
@@ -30,6 +31,8 @@ type Store interface {
 	SubmitJob(ctx context.Context, j Job) (stored Job, replayed bool, err error)
 	Job(ctx context.Context, house, id string) (Job, error)
 	JobByKey(ctx context.Context, house, user, key string) (Job, error)
+	// JobByResult returns the job of the house whose result is the asset.
+	JobByResult(ctx context.Context, house, assetID string) (Job, error)
 	JobsSince(ctx context.Context, house string, since int64, limit int) ([]Job, error)
 	JobsCreatedSince(ctx context.Context, house string, after time.Time) ([]Job, error)
 	RecentJobs(ctx context.Context, house string, status Status, limit int) ([]Job, error)
@@ -52,6 +55,12 @@ type Assets interface {
 	// AllLive reports whether every id (repeats allowed) is a live asset
 	// of the house.
 	AllLive(ctx context.Context, house string, ids []string) (bool, error)
+	// LiveSizes returns the stored size in bytes of each id (repeats
+	// allowed) that is a live asset of the house; the others are absent.
+	LiveSizes(ctx context.Context, house string, ids []string) (map[string]int64, error)
+	// InputBytes reads the stored bytes of a live asset of the house
+	// (a preflight hands them to the engine's measure).
+	InputBytes(ctx context.Context, house, id string) ([]byte, error)
 	// DiscardInputs removes inputs UploadInput made for a submit that did
 	// not queue: their rows and their bytes, so a refused submit leaves
 	// nothing behind; an input a job of the house already names (a
@@ -77,6 +86,7 @@ type Service struct {
 	prices  ledger.Prices
 	notify  Notifier
 	now     func() time.Time
+	limiter Limiter // counts preflights; nil counts none
 }
 
 // NewService returns the job service.
@@ -281,17 +291,8 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 	if rec, found, err := s.replay(ctx, p, in.IdempotencyKey, fp); found || err != nil {
 		return rec, err
 	}
-	if len(in.Inputs) > 0 {
-		ids := make([]string, len(in.Inputs))
-		for i, x := range in.Inputs {
-			ids[i] = x.AssetID
-		}
-		switch ok, err := s.assets.AllLive(ctx, p.HouseID, ids); {
-		case err != nil:
-			return Receipt{}, err
-		case !ok:
-			return Receipt{}, ErrAssetNotFound
-		}
+	if err := s.checkInputs(ctx, p.HouseID, in.Inputs); err != nil {
+		return Receipt{}, err
 	}
 	if len(in.Uploads) > 0 {
 		// Uploads are stored and decoded before the hold is taken: refuse a
@@ -327,6 +328,39 @@ func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest
 	rec, err := s.enqueue(ctx, j)
 	queued = err == nil && !rec.Replayed
 	return rec, err
+}
+
+// ErrInputTooLarge refuses an input named by id whose stored bytes are
+// over the image limit (SPEC §8: 12 MB per image, uploaded or named).
+var ErrInputTooLarge = errs.Msg(asset.ErrTooLarge, "An input asset is larger than 12 MB, the most a develop takes.")
+
+// checkInputs refuses inputs named by id that are not live assets of the
+// house (ASSET_NOT_FOUND) or whose stored bytes are over the image limit
+// (IMAGE_TOO_LARGE with maxMb), before anything is read or held. An upload
+// is held to the same limit where its bytes are inspected.
+func (s *Service) checkInputs(ctx context.Context, house string, inputs []Input) error {
+	if len(inputs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(inputs))
+	for i, x := range inputs {
+		ids[i] = x.AssetID
+	}
+	sizes, err := s.assets.LiveSizes(ctx, house, ids)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if _, ok := sizes[in.AssetID]; !ok {
+			return errs.With(ErrAssetNotFound, "role", in.Role)
+		}
+	}
+	for _, in := range inputs {
+		if sizes[in.AssetID] > asset.MaxBytes {
+			return errs.With(ErrInputTooLarge, "role", in.Role)
+		}
+	}
+	return nil
 }
 
 // afford refuses, with INSUFFICIENT_TOKENS, a cost the house's balance
@@ -386,6 +420,12 @@ func (s *Service) enqueue(ctx context.Context, j Job) (Receipt, error) {
 // Get returns one job of the caller's house.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Job, error) {
 	return s.store.Job(ctx, p.HouseID, id)
+}
+
+// FrameJob returns the develop of the caller's house that made the frame
+// assetID; errs.NotFound when no develop of the house made it.
+func (s *Service) FrameJob(ctx context.Context, p auth.Principal, assetID string) (Job, error) {
+	return s.store.JobByResult(ctx, p.HouseID, assetID)
 }
 
 // Since returns the jobs changed after the cursor, ascending by eventSeq.

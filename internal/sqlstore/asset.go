@@ -455,6 +455,31 @@ func (db *DB) CountAssets(ctx context.Context, house string, ids []string) (int,
 	return n, err
 }
 
+// AssetSizes returns the stored size in bytes of each live asset of the
+// house among distinct ids; ids that are not one are absent.
+func (db *DB) AssetSizes(ctx context.Context, house string, ids []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	rows, err := db.read().Query(ctx, `SELECT id, size_bytes FROM assets WHERE organization_id = ? AND deleted_at IS NULL AND id IN `+in,
+		append([]any{house}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
 // qAssetByDigest finds the house's oldest live asset with the bytes of a
 // digest (house, sha256 hex), on the index assets_org_sha256.
 const qAssetByDigest = `SELECT id FROM assets WHERE organization_id = ? AND sha256 = ? AND deleted_at IS NULL

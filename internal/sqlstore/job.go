@@ -101,6 +101,13 @@ func (db *DB) JobByKey(ctx context.Context, house, user, key string) (job.Job, e
 	return jobByKeyTx(ctx, db.read(), house, user, key)
 }
 
+// JobByResult returns the done job of the house whose result is the asset
+// (the index jobs_house_result).
+func (db *DB) JobByResult(ctx context.Context, house, assetID string) (job.Job, error) {
+	return scanJob(db.publicURL, db.read().QueryRow(ctx, `SELECT `+jobCols+` FROM jobs
+		WHERE organization_id = ? AND result_asset_id = ? AND result_asset_id IS NOT NULL`, house, assetID))
+}
+
 // JobsSince returns the house's jobs whose latest change is after seq,
 // ascending by event seq: the replay a socket client makes after a reconnect.
 func (db *DB) JobsSince(ctx context.Context, house string, since int64, limit int) ([]job.Job, error) {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -326,6 +327,9 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 		return rerr
 	}
 	p.recordSent(ctx, j, sent)
+	if err == nil {
+		err = checkResult(j, res)
+	}
 	switch {
 	case err != nil && timedOut:
 		p.log.Warn("develop passed its render deadline", "job", j.ID, "tool", j.Tool, "deadline", limit, "err", err)
@@ -521,6 +525,19 @@ func (p *Pool) settle(ctx context.Context, worker string, j job.Job, res engine.
 		return job.Job{}, err
 	}
 	return done, nil
+}
+
+// checkResult refuses a frame over the image limit (SPEC §8: 12 MB per
+// image): it is not stored, and the job fails IMAGE_TOO_LARGE with its hold
+// voided, as any failed develop. A result that is not an image (a video) is
+// not held to the image limit.
+func checkResult(j job.Job, res engine.Result) error {
+	if !strings.HasPrefix(res.Mime, "image/") || len(res.Data) <= asset.MaxBytes {
+		return nil
+	}
+	return &engine.Error{Fault: engine.FaultProvider, Tool: j.Tool, Code: asset.ErrTooLarge.Code,
+		Reason: fmt.Sprintf("The developed frame is %.1f MB, more than the %d MB an image may be. Nothing was charged.",
+			float64(len(res.Data))/(1<<20), asset.MaxMB)}
 }
 
 // failure is the code and plain sentence a failed job shows; its hold is

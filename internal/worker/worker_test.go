@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/account"
+	"studio/internal/asset"
 	"studio/internal/blob"
 	"studio/internal/engine"
 	"studio/internal/events"
@@ -296,6 +297,12 @@ func (e *fakeEngine) Run(ctx context.Context, r engine.Request) (engine.Result, 
 	switch w := r.Params["wait"]; w {
 	case "":
 		return frame, nil
+	case "over-limit", "over-limit-video": // a frame one byte over the image limit, or a video as long
+		frame.Data = make([]byte, asset.MaxBytes+1)
+		if w == "over-limit-video" {
+			frame.Mime = "video/mp4"
+		}
+		return frame, nil
 	case "hold":
 		select {
 		case <-e.release:
@@ -550,6 +557,32 @@ func (f *fixture) wantNoErrors(t *testing.T) {
 	if f.logged.errors > 0 {
 		t.Errorf("the pool logged %d errors", f.logged.errors)
 	}
+}
+
+// TestResultOverTheImageLimit: a frame over 12 MB (SPEC §8) is not
+// stored; its job fails saying so, and its hold is voided, so nothing is
+// charged. A video result is not an image and lands whatever its size.
+func TestResultOverTheImageLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		big, video := f.submit(t, "over-limit"), f.submit(t, "over-limit-video")
+		f.pool(t, newFakeEngine(), worker.Options{Concurrency: 1})
+		failed := f.await(t, big.ID, job.Failed)
+		if failed.Status != job.Failed || failed.ErrorCode == nil || *failed.ErrorCode != "IMAGE_TOO_LARGE" ||
+			failed.ResultAssetID != "" || f.hold(t, big.ID).State != ledger.Voided {
+			t.Errorf("job over the limit: %s %v, result %q, hold %s; want failed with IMAGE_TOO_LARGE, no result, hold voided",
+				failed.Status, failed.ErrorCode, failed.ResultAssetID, f.hold(t, big.ID).State)
+		}
+		if landed := f.await(t, video.ID, job.Done); landed.Status != job.Done || f.hold(t, video.ID).State != ledger.Posted {
+			t.Errorf("video: %s; want done and posted", landed.Status)
+		}
+		if got := f.frames(t); len(got) != 1 {
+			t.Errorf("stored %v; want the video's bytes only", got)
+		}
+		if b := f.balance(t); b.Balance != 58 || b.Held != 0 {
+			t.Errorf("balance %+v; want 58 (the video settled, the oversized frame charged nothing)", b)
+		}
+	})
 }
 
 // tellingEngine tells the record what it sends, as a provider engine does,
