@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"studio/internal/apptest"
+	"studio/internal/asset"
 	"studio/internal/job"
 )
 
@@ -134,6 +135,23 @@ func TestSubmitReusesInputs(t *testing.T) {
 				if after := houseBalance(t, a, house.HouseID); after.Held != before.Held {
 					t.Errorf("%s id held tokens", tt.name)
 				}
+			}
+			// A library asset over 12 MB (a frame stored before the cap, say)
+			// is refused as an upload that size would be (SPEC §8).
+			huge := upload(t, a, lk, jpegOf(t, 42, 40))
+			if _, err := a.DB.RawExec(context.Background(), `UPDATE assets SET size_bytes = ? WHERE id = ?`, asset.MaxBytes+1, huge.ID); err != nil {
+				t.Fatal(err)
+			}
+			before := houseBalance(t, a, house.HouseID)
+			res = a.Do(t, "POST", "/api/toolkit/jobs/submit", lk, apptest.Multipart(t,
+				apptest.Part{Name: "tool", Value: "upscale"}, apptest.Part{Name: "image", Value: huge.ID}))
+			var tooLarge struct{ MaxMb int }
+			res.JSON(t, &tooLarge)
+			if res.Status != 413 || res.Code != "IMAGE_TOO_LARGE" || tooLarge.MaxMb != 12 {
+				t.Errorf("an input over 12 MB by id: %d %s; want 413 IMAGE_TOO_LARGE with maxMb 12", res.Status, res.Body)
+			}
+			if after := houseBalance(t, a, house.HouseID); after.Held != before.Held {
+				t.Error("an input over 12 MB held tokens")
 			}
 			for _, tt := range []struct {
 				name  string

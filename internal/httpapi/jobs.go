@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 
 	"studio/internal/asset"
@@ -65,6 +69,17 @@ type RunsQuery struct {
 type RunsBody struct {
 	Runs []*job.Run `json:"runs"`
 }
+
+// preflightDescription documents the preflight route (DECISIONS §11).
+const preflightDescription = "Runs every check submit runs, in submit's order, on the same form as submit (multipart; a role " +
+	"field may name an asset) or on JSON `{tool, inputs: {role: assetId}, quality?, options?}`, then, when every check " +
+	"passes and the engine that would serve the tool can measure its inputs, the engine's own measure. It answers 200 " +
+	"`{ok, tool, engine, price, spendable, problems, note}`: `ok` is true when submit would accept the develop and the " +
+	"engine expects to deliver; each refusal submit would answer (UNKNOWN_TOOL, BAD_QUALITY, NO_IMAGE, EMPTY_IMAGE, " +
+	"BAD_OPTION, NO_INPUTS, FAL_NOT_CONFIGURED, ASSET_NOT_FOUND, IMAGE_TOO_LARGE, INSUFFICIENT_TOKENS, FORBIDDEN for a " +
+	"viewer, BAD_IDEMPOTENCY_KEY) is a problem with its code, and with the role or option it is about. Free for any " +
+	"role: nothing is held, queued or stored (an uploaded file is inspected, never kept). A malformed JSON body or form " +
+	"is still 400. At most 60 a minute per house (429)."
 
 // submitLimit caps a submit's whole body: a few images of 12 MB each.
 const submitLimit = 8*asset.MaxBytes + 1<<20
@@ -154,7 +169,7 @@ func submitDescription() string {
 	b.WriteString("Queues one develop: the tool's price at the quality is held before it is queued, settled when the frame " +
 		"lands and released if it fails. Inputs go in fields named by their role (image, model, garment, background, mask), " +
 		"each a file or, sent as a text part, the id of an asset of the house (`-F image=$ASSET_ID`); an unknown, deleted or " +
-		"foreign id is 404 ASSET_NOT_FOUND and nothing is held. A file whose bytes are already one of the house's assets " +
+		"foreign id is 404 ASSET_NOT_FOUND, and an asset over 12 MB 413 IMAGE_TOO_LARGE, and nothing is held. A file whose bytes are already one of the house's assets " +
 		"reuses that asset (the oldest, if several): nothing is stored again, and its name, folder, tags and approval stay " +
 		"as they are; only its kind is filed from the role (model, garment as clothes, background) when it has none. " +
 		"A new file becomes an asset of the house, filed the same way. " +
@@ -192,6 +207,42 @@ func submitDescription() string {
 		}
 	}
 	return b.String()
+}
+
+// PreflightRequest is the JSON body of POST /api/toolkit/ai/preflight: a
+// submit's fields with its inputs named by asset id.
+type PreflightRequest struct {
+	Tool    string            `json:"tool" required:"true" description:"The tool, as submit takes it."`
+	Inputs  map[string]string `json:"inputs,omitempty" description:"Asset ids of the house by role (image, model, garment, background, mask)."`
+	Quality string            `json:"quality,omitempty" description:"1k, 2k or 4k; default 1k. Another value is a BAD_QUALITY problem."`
+	Options map[string]string `json:"options,omitempty" description:"The tool's options, as submit's text fields."`
+}
+
+// preflight answers whether a submit would be accepted, holding,
+// queueing and storing nothing: the same form as submit, or JSON.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) error {
+	var in job.SubmitRequest
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		var err error
+		// A form without a tool is a problem to report, not a malformed form.
+		if in, err = readSubmit(w, r); err != nil && (in.Tool != "" || !errors.Is(err, job.ErrUnknownTool)) {
+			return err
+		}
+	} else {
+		body, err := decode[PreflightRequest](w, r)
+		if err != nil {
+			return err
+		}
+		in = job.SubmitRequest{Tool: strings.TrimSpace(body.Tool), Tier: ledger.Tier(strings.TrimSpace(body.Quality)), Params: body.Options}
+		for _, role := range slices.Sorted(maps.Keys(body.Inputs)) {
+			in.Inputs = append(in.Inputs, job.Input{Role: role, AssetID: strings.TrimSpace(body.Inputs[role])})
+		}
+	}
+	res, err := s.svc.Jobs.Preflight(r.Context(), auth.From(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, res)
 }
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
@@ -250,6 +301,9 @@ func (s *Server) jobsRoutes() []Route {
 			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
 			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
 				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs, job.ErrAssetNotFound}, Handler: s.submitJob},
+		{Method: "POST", Path: "/api/toolkit/ai/preflight", Class: KeyOrSession, Tag: "jobs", Summary: "Would a submit be accepted and delivered? Free; holds, queues and stores nothing",
+			Description: preflightDescription, In: Multipart{Form: SubmitForm{}, JSON: PreflightRequest{}}, Out: []Out{{Status: 200, Body: job.Preflight{}}},
+			Errors: []*errs.Error{errs.BadJSON, errs.BadBody, errs.BadForm, asset.ErrTooLarge, errs.RateLimited}, Handler: s.preflight},
 		{Method: "GET", Path: "/api/toolkit/jobs", Class: KeyOrSession, Tag: "jobs", Summary: "Jobs changed since an event cursor, ascending by eventSeq", Heavy: true,
 			Query: JobsQuery{}, Out: []Out{{Status: 200, Body: JobsBody{}}}, Errors: []*errs.Error{job.ErrBadSince}, Handler: s.listJobs},
 		{Method: "POST", Path: "/api/toolkit/jobs/{id}/cancel", Class: KeyOrSession, Tag: "jobs", Summary: "Cancel a queued job and release its hold",

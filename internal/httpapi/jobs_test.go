@@ -22,7 +22,8 @@ var jobsWalk = walkArea{
 		"POST /api/toolkit/jobs/submit": func(t *testing.T, _ *apptest.App, _ *apptest.User) request {
 			return request{"/api/toolkit/jobs/submit", submitForm(t, "upscale", "image", pngOf(t, 64, 48))}
 		},
-		"GET /api/toolkit/jobs": static("/api/toolkit/jobs?since=0", nil),
+		"GET /api/toolkit/jobs":          static("/api/toolkit/jobs?since=0", nil),
+		"POST /api/toolkit/ai/preflight": static("/api/toolkit/ai/preflight", map[string]any{"tool": "upscale"}),
 		"POST /api/toolkit/jobs/{id}/cancel": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/jobs/" + submitJob(t, a, u.Session(), "upscale") + "/cancel", nil}
 		},

@@ -21,7 +21,7 @@ func buildOpenAPI(routes []Route) ([]byte, error) {
 			Query: rt.Query, Body: rt.In,
 		}
 		if mp, ok := rt.In.(Multipart); ok {
-			op.Body, op.Form = nil, mp.Form
+			op.Body, op.Form = mp.JSON, mp.Form
 		}
 		note := ""
 		switch rt.Class {

@@ -72,7 +72,12 @@ type Out struct {
 }
 
 // Multipart documents a multipart/form-data body: its fields.
-type Multipart struct{ Form any }
+type Multipart struct {
+	Form any
+	// JSON, when set, documents the JSON body the route takes as well
+	// (preflight: the same fields, inputs named by asset id).
+	JSON any
+}
 
 // Pattern is the ServeMux pattern of the route.
 func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }

@@ -373,23 +373,21 @@ func (b *docBuilder) request(op *openapi31.Operation, rt Operation) error {
 		}
 		op.Parameters = append(op.Parameters, params...)
 	}
-	var ct string
-	var schema map[string]any
-	var err error
-	switch {
-	case rt.Form != nil:
-		ct = mediaMultipart
-		schema, err = b.formSchema(rt.Form)
-	case rt.Body != nil:
-		ct = mediaJSON
-		schema, err = b.bodySchema(rt.Body)
-	default:
-		return nil
+	// A route may take a form, a JSON body, or either (preflight).
+	if rt.Form != nil {
+		schema, err := b.formSchema(rt.Form)
+		if err != nil {
+			return fmt.Errorf("request form: %w", err)
+		}
+		op.RequestBodyEns().RequestBodyEns().WithRequired(true).WithContentItem(mediaMultipart, openapi31.MediaType{Schema: schema})
 	}
-	if err != nil {
-		return fmt.Errorf("request body: %w", err)
+	if rt.Body != nil {
+		schema, err := b.bodySchema(rt.Body)
+		if err != nil {
+			return fmt.Errorf("request body: %w", err)
+		}
+		op.RequestBodyEns().RequestBodyEns().WithRequired(true).WithContentItem(mediaJSON, openapi31.MediaType{Schema: schema})
 	}
-	op.RequestBodyEns().RequestBodyEns().WithRequired(true).WithContentItem(ct, openapi31.MediaType{Schema: schema})
 	return nil
 }
 
