@@ -99,7 +99,7 @@ func TestControlCharactersRefused(t *testing.T) {
 		t.Run("MCP arguments", func(t *testing.T) {
 			key := a.Key(t, owner, "member")
 			res := mcpPost(t, a, key, rpcRequest(1, "tools/call", map[string]any{"name": "start_develop",
-				"arguments": map[string]any{"tool": "upscale", "inputs": map[string]string{"image": asset}, "params": map[string]string{"runId": nul}}}))
+				"arguments": map[string]any{"tool": "upscale", "inputs": map[string]string{"image": asset}, "params": map[string]string{"runId": nul}}}), "MCP-Protocol-Version", "2025-11-25")
 			if res.Status != http.StatusOK || !strings.Contains(string(res.Body), `"isError":true`) || !strings.Contains(string(res.Body), "BAD_ARGUMENTS") {
 				t.Errorf("got %d %s; want an isError BAD_ARGUMENTS result", res.Status, res.Body)
 			}

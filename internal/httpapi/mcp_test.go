@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -17,7 +18,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"studio/internal/apptest"
+	"studio/internal/asset"
 	"studio/internal/httpapi"
+	"studio/internal/mcp"
 )
 
 // mcpWalk is the mcp area's part of the route walk (walk_test.go).
@@ -78,6 +81,37 @@ func rpcRequest(id any, method string, params any) string {
 	return string(b)
 }
 
+// checkInitialize checks an initialize result: the protocol version
+// answered, the tools capability, serverInfo and the instructions.
+func checkInitialize(t *testing.T, res json.RawMessage, version string) {
+	t.Helper()
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Tools *struct {
+				ListChanged *bool `json:"listChanged"`
+			} `json:"tools"`
+		} `json:"capabilities"`
+		ServerInfo   struct{ Name, Title, Version string } `json:"serverInfo"`
+		Instructions string                                `json:"instructions"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.ProtocolVersion != version {
+		t.Errorf("protocolVersion %q; want %s", r.ProtocolVersion, version)
+	}
+	if r.Capabilities.Tools == nil || r.Capabilities.Tools.ListChanged == nil || *r.Capabilities.Tools.ListChanged {
+		t.Errorf("capabilities %s; want tools.listChanged false", res)
+	}
+	if r.ServerInfo.Name == "" || r.ServerInfo.Title == "" || r.ServerInfo.Version != "1.0.0" {
+		t.Errorf("serverInfo %+v; want a name, a title and version 1.0.0", r.ServerInfo)
+	}
+	if !strings.Contains(r.Instructions, "get_develop") {
+		t.Errorf("instructions %q do not explain polling get_develop", r.Instructions)
+	}
+}
+
 // TestMCPProtocol walks the endpoint's protocol cases: credentials per
 // method, notifications, JSON-RPC errors, the version header, the body limit.
 func TestMCPProtocol(t *testing.T) {
@@ -92,31 +126,9 @@ func TestMCPProtocol(t *testing.T) {
 				"clientInfo": map[string]any{"name": "table", "version": "0"},
 			})
 		}
-		checkInit := func(t *testing.T, res json.RawMessage) {
-			var r struct {
-				ProtocolVersion string `json:"protocolVersion"`
-				Capabilities    struct {
-					Tools *struct {
-						ListChanged *bool `json:"listChanged"`
-					} `json:"tools"`
-				} `json:"capabilities"`
-				ServerInfo   struct{ Name, Title, Version string } `json:"serverInfo"`
-				Instructions string                                `json:"instructions"`
-			}
-			if err := json.Unmarshal(res, &r); err != nil {
-				t.Fatal(err)
-			}
-			if r.ProtocolVersion != "2025-06-18" {
-				t.Errorf("protocolVersion %q; want 2025-06-18", r.ProtocolVersion)
-			}
-			if r.Capabilities.Tools == nil || r.Capabilities.Tools.ListChanged == nil || *r.Capabilities.Tools.ListChanged {
-				t.Errorf("capabilities %s; want tools.listChanged false", res)
-			}
-			if r.ServerInfo.Name == "" || r.ServerInfo.Title == "" || r.ServerInfo.Version != "1.0.0" {
-				t.Errorf("serverInfo %+v; want a name, a title and version 1.0.0", r.ServerInfo)
-			}
-			if !strings.Contains(r.Instructions, "get_develop") {
-				t.Errorf("instructions %q do not explain polling get_develop", r.Instructions)
+		checkInit := func(want string) func(t *testing.T, res json.RawMessage) {
+			return func(t *testing.T, res json.RawMessage) {
+				checkInitialize(t, res, want)
 			}
 		}
 		empty := func(t *testing.T, res json.RawMessage) {
@@ -124,6 +136,7 @@ func TestMCPProtocol(t *testing.T) {
 				t.Errorf("result %s; want {}", res)
 			}
 		}
+		batchOf := func(msgs ...string) string { return "[" + strings.Join(msgs, ",") + "]" }
 		tests := []struct {
 			name   string
 			cred   apptest.Cred
@@ -135,11 +148,14 @@ func TestMCPProtocol(t *testing.T) {
 			id     string // the id the answer echoes, as JSON
 			check  func(t *testing.T, result json.RawMessage)
 		}{
-			{name: "initialize without a key, offering a newer version", body: initialize("2099-01-01"), status: 200, id: "1", check: checkInit},
-			{name: "initialize offering an older version", body: initialize("2024-11-05"), status: 200, id: "1", check: checkInit},
-			{name: "initialize ignores a bad key", cred: garbage, body: initialize("2025-06-18"), status: 200, id: "1", check: checkInit},
-			{name: "initialize ignores the version header", body: initialize("2025-06-18"), header: []string{"MCP-Protocol-Version", "2099-01-01"}, status: 200, id: "1", check: checkInit},
+			{name: "initialize without a key, offering a newer version", body: initialize("2099-01-01"), status: 200, id: "1", check: checkInit("2025-06-18")},
+			{name: "initialize offering an older version", body: initialize("2024-11-05"), status: 200, id: "1", check: checkInit("2025-06-18")},
+			{name: "initialize offering 2025-03-26", body: initialize("2025-03-26"), status: 200, id: "1", check: checkInit("2025-03-26")},
+			{name: "initialize offering 2025-11-25", body: initialize("2025-11-25"), status: 200, id: "1", check: checkInit("2025-11-25")},
+			{name: "initialize ignores a bad key", cred: garbage, body: initialize("2025-06-18"), status: 200, id: "1", check: checkInit("2025-06-18")},
+			{name: "initialize ignores the version header", body: initialize("2025-06-18"), header: []string{"MCP-Protocol-Version", "2099-01-01"}, status: 200, id: "1", check: checkInit("2025-06-18")},
 			{name: "initialize without protocolVersion", body: rpcRequest(1, "initialize", map[string]any{}), status: 200, rpc: -32602, id: "1"},
+			{name: "initialize with a numeric protocolVersion", body: rpcRequest(1, "initialize", map[string]any{"protocolVersion": 20250618}), status: 200, rpc: -32602, id: "1"},
 			{name: "ping without a key", body: rpcRequest("p-1", "ping", nil), status: 200, id: `"p-1"`, check: empty},
 			{name: "ping with a key", cred: key, body: rpcRequest(7, "ping", map[string]any{}), status: 200, id: "7", check: empty},
 			{name: "tools/list without a key", body: rpcRequest(2, "tools/list", nil), status: 401, code: "UNAUTHORIZED"},
@@ -149,24 +165,39 @@ func TestMCPProtocol(t *testing.T) {
 			{name: "tools/list by session", cred: owner.Session(), body: rpcRequest(3, "tools/list", nil), status: 200, id: "3"},
 			{name: "tools/list by session from another origin", cred: apptest.Cred{Cookie: owner.Cookie, Origin: "https://evil.example"},
 				body: rpcRequest(3, "tools/list", nil), status: 403, code: "BAD_ORIGIN"},
+			{name: "tools/list with a cursor it never issued", cred: key, body: rpcRequest(3, "tools/list", map[string]any{"cursor": "page-2"}), status: 200, rpc: -32602, id: "3"},
+			{name: "tools/list with a numeric cursor", cred: key, body: rpcRequest(3, "tools/list", map[string]any{"cursor": 2}), status: 200, rpc: -32602, id: "3"},
 			{name: "notification without a key", body: rpcRequest(nil, "notifications/initialized", nil), status: 202},
 			{name: "notification with a key", cred: key, body: rpcRequest(nil, "notifications/cancelled", map[string]any{"requestId": 1}), status: 202},
 			{name: "a client's reply", cred: key, body: `{"jsonrpc":"2.0","id":9,"result":{}}`, status: 202},
 			{name: "unknown method", cred: key, body: rpcRequest(4, "resources/list", nil), status: 200, rpc: -32601, id: "4"},
 			{name: "unsupported version header", cred: key, body: rpcRequest(5, "ping", nil), header: []string{"MCP-Protocol-Version", "2099-01-01"}, status: 400, code: "BAD_PROTOCOL_VERSION"},
 			{name: "older version header", cred: key, body: rpcRequest(5, "tools/list", nil), header: []string{"MCP-Protocol-Version", "2025-03-26"}, status: 200, id: "5"},
+			{name: "newest version header", cred: key, body: rpcRequest(5, "tools/list", nil), header: []string{"MCP-Protocol-Version", "2025-11-25"}, status: 200, id: "5"},
 			{name: "malformed JSON", cred: key, body: `{"jsonrpc":"2.0",`, status: 200, rpc: -32700, id: "null"},
 			{name: "empty body", body: ``, status: 200, rpc: -32700, id: "null"},
-			{name: "batch", cred: key, body: "[" + rpcRequest(1, "ping", nil) + "]", status: 200, rpc: -32600, id: "null"},
+			{name: "batch under 2025-06-18", cred: key, body: batchOf(rpcRequest(1, "ping", nil)), header: []string{"MCP-Protocol-Version", "2025-06-18"}, status: 200, rpc: -32600, id: "null"},
+			{name: "batch under 2025-11-25", cred: key, body: batchOf(rpcRequest(1, "ping", nil)), header: []string{"MCP-Protocol-Version", "2025-11-25"}, status: 200, rpc: -32600, id: "null"},
+			{name: "empty batch", cred: key, body: `[]`, status: 200, rpc: -32600, id: "null"},
+			{name: "batch of notifications", cred: key, body: batchOf(rpcRequest(nil, "notifications/initialized", nil), `{"jsonrpc":"2.0","id":9,"result":{}}`), status: 202},
+			{name: "batch needing a key, without one", body: batchOf(rpcRequest(1, "ping", nil), rpcRequest(2, "tools/list", nil)), status: 401, code: "UNAUTHORIZED"},
 			{name: "not an object", cred: key, body: `"ping"`, status: 200, rpc: -32600, id: "null"},
 			{name: "wrong jsonrpc version", cred: key, body: `{"jsonrpc":"1.0","id":6,"method":"ping"}`, status: 200, rpc: -32600, id: "6"},
 			{name: "no method", cred: key, body: `{"jsonrpc":"2.0","id":6}`, status: 200, rpc: -32600, id: "6"},
 			{name: "object id", cred: key, body: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, status: 200, rpc: -32600, id: "null"},
 			{name: "params not an object", cred: key, body: `{"jsonrpc":"2.0","id":8,"method":"ping","params":[1]}`, status: 200, rpc: -32602, id: "8"},
+			{name: "_meta not an object", cred: key, body: `{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":1}}`, status: 200, rpc: -32602, id: "8"},
 			{name: "tools/call without a name", cred: key, body: rpcRequest(8, "tools/call", map[string]any{}), status: 200, rpc: -32602, id: "8"},
 			{name: "tools/call of an unknown tool", cred: key, body: rpcRequest(8, "tools/call", map[string]any{"name": "nope"}), status: 200, rpc: -32602, id: "8"},
 			{name: "tools/call with arguments not an object", cred: key, body: rpcRequest(8, "tools/call", map[string]any{"name": "check_balance", "arguments": "x"}), status: 200, rpc: -32602, id: "8"},
-			{name: "body over 1 MiB", cred: key, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", httpapi.MaxJSON) + `"}}`, status: 413, code: "BODY_TOO_LARGE"},
+			{name: "arguments of the wrong type under 2025-06-18", cred: key, header: []string{"MCP-Protocol-Version", "2025-06-18"},
+				body: rpcRequest(8, "tools/call", map[string]any{"name": "get_develop", "arguments": map[string]any{"jobId": 5}}), status: 200, rpc: -32602, id: "8"},
+			{name: "params members of the wrong type under 2025-03-26", cred: key,
+				body: rpcRequest(8, "tools/call", map[string]any{"name": "start_develop", "arguments": map[string]any{"tool": "upscale", "params": map[string]any{"seed": 7}}}), status: 200, rpc: -32602, id: "8"},
+			{name: "body over 1 MiB without a credential", body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", httpapi.MaxJSON) + `"}}`, status: 413, code: "BODY_TOO_LARGE"},
+			{name: "body over 1 MiB with a bad key", cred: garbage, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", httpapi.MaxJSON) + `"}}`, status: 413, code: "BODY_TOO_LARGE"},
+			{name: "body over 1 MiB with a key", cred: key, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", httpapi.MaxJSON) + `"}}`, status: 200, id: "1", check: empty},
+			{name: "body over the upload limit with a key", cred: key, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", mcp.MaxBody) + `"}}`, status: 413, code: "BODY_TOO_LARGE"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -207,11 +238,44 @@ func TestMCPProtocol(t *testing.T) {
 			})
 		}
 
+		// Under 2025-03-26 (no header, or the header naming it) a batch is
+		// answered with an array: one answer per request, by id, none for
+		// notifications; initialize may not ride in one.
+		for _, header := range [][]string{nil, {"MCP-Protocol-Version", "2025-03-26"}} {
+			t.Run(fmt.Sprintf("batch under 2025-03-26 (header %v)", header), func(t *testing.T) {
+				res := mcpPost(t, a, key, batchOf(
+					rpcRequest(1, "ping", nil),
+					rpcRequest(nil, "notifications/initialized", nil),
+					rpcRequest("two", "tools/list", nil),
+					rpcRequest(3, "initialize", map[string]any{"protocolVersion": "2025-03-26"}),
+					`{"jsonrpc":"1.0","id":4,"method":"ping"}`,
+					rpcRequest(5, "tools/call", map[string]any{"name": "check_balance"}),
+				), header...)
+				var answers []rpcAnswer
+				res.JSON(t, &answers)
+				got := map[string]rpcAnswer{}
+				for _, ans := range answers {
+					got[string(ans.ID)] = ans
+				}
+				if res.Status != 200 || len(answers) != 5 {
+					t.Fatalf("got %d %s; want 200 with 5 answers", res.Status, res.Body)
+				}
+				if got["1"].Error != nil || got[`"two"`].Error != nil || !strings.Contains(string(got[`"two"`].Result), "start_develop") ||
+					got["5"].Error != nil || !strings.Contains(string(got["5"].Result), `"balance":60`) {
+					t.Errorf("answers %s; want ping, tools/list and check_balance answered", res.Body)
+				}
+				for _, id := range []string{"3", "4"} {
+					if e := got[id].Error; e == nil || e.Code != -32600 {
+						t.Errorf("answer %s: %+v; want the batched initialize (3) and the 1.0 message (4) refused with -32600", id, e)
+					}
+				}
+			})
+		}
 		t.Run("unsupported version header lists the supported ones", func(t *testing.T) {
-			res := mcpPost(t, a, key, rpcRequest(5, "tools/list", nil), "MCP-Protocol-Version", "2025-11-25")
+			res := mcpPost(t, a, key, rpcRequest(5, "tools/list", nil), "MCP-Protocol-Version", "2026-07-28")
 			var body struct{ Supported []string }
 			res.JSON(t, &body)
-			if res.Status != 400 || !slices.Equal(body.Supported, []string{"2025-06-18", "2025-03-26", "2024-11-05"}) {
+			if res.Status != 400 || !slices.Equal(body.Supported, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
 				t.Errorf("got %d %s; want 400 with the supported versions", res.Status, res.Body)
 			}
 		})
@@ -244,6 +308,7 @@ type mcpClient struct {
 	cs      *sdk.ClientSession
 	tools   []*sdk.Tool
 	outputs map[string]*jsonschema.Resolved
+	content []sdk.Content // the blocks of the last answer after its text
 }
 
 func connectMCP(t *testing.T, a *apptest.App, key apptest.Cred) *mcpClient {
@@ -253,7 +318,7 @@ func connectMCP(t *testing.T, a *apptest.App, key apptest.Cred) *mcpClient {
 	client := sdk.NewClient(&sdk.Implementation{Name: "studio-test", Version: "1.0.0"}, nil)
 	transport := &sdk.StreamableClientTransport{
 		Endpoint:   a.URL + "/api/mcp",
-		HTTPClient: &http.Client{Transport: bearer{key: key.Key, next: http.DefaultTransport}, Timeout: 30 * time.Second},
+		HTTPClient: &http.Client{Transport: bearer{key: key.Key, next: http.DefaultTransport}, Timeout: 2 * time.Minute},
 		MaxRetries: -1,
 	}
 	cs, err := client.Connect(ctx, transport, nil)
@@ -287,7 +352,8 @@ func connectMCP(t *testing.T, a *apptest.App, key apptest.Cred) *mcpClient {
 // is the same JSON. It returns the structured content and isError.
 func (c *mcpClient) call(t *testing.T, name string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Generous: a 16 MB upload_asset is parsed under the race detector on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -304,9 +370,10 @@ func (c *mcpClient) call(t *testing.T, name string, args map[string]any) (map[st
 	if err := c.outputs[name].Validate(structured); err != nil {
 		t.Errorf("%s: structuredContent %s does not match the outputSchema: %v", name, b, err)
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: %d content items; want 1", name, len(res.Content))
+	if len(res.Content) == 0 {
+		t.Fatalf("%s: no content", name)
 	}
+	c.content = res.Content[1:]
 	text, ok := res.Content[0].(*sdk.TextContent)
 	if !ok {
 		t.Fatalf("%s: content %T; want text", name, res.Content[0])
@@ -356,7 +423,7 @@ func TestMCPClient(t *testing.T) {
 
 		t.Run("handshake", func(t *testing.T) {
 			init := c.cs.InitializeResult()
-			if init.ProtocolVersion != "2025-06-18" || init.ServerInfo.Version != "1.0.0" || init.ServerInfo.Title == "" ||
+			if init.ProtocolVersion != "2025-11-25" || init.ServerInfo.Version != "1.0.0" || init.ServerInfo.Title == "" ||
 				init.Capabilities.Tools == nil || init.Capabilities.Tools.ListChanged || init.Instructions == "" {
 				t.Errorf("initialize answered %+v, server %+v", init, init.ServerInfo)
 			}
@@ -371,7 +438,9 @@ func TestMCPClient(t *testing.T) {
 					t.Errorf("%s: inputSchema %v outputSchema %v; want objects, the output anyOf success or refusal", tool.Name, in, out)
 				}
 			}
-			want := []string{"list_capabilities", "check_balance", "list_assets", "start_develop", "get_develop", "list_develops"}
+			want := []string{"list_capabilities", "check_balance", "list_assets", "start_develop", "get_develop", "list_develops",
+				"upload_asset", "cancel_develop", "preflight_develop", "create_look", "get_look", "develop_look", "lock_look",
+				"develop_variations", "get_verdict", "share_frames", "get_asset", "develop_lookbook"}
 			if !slices.Equal(names, want) {
 				t.Errorf("tools %v; want %v", names, want)
 			}
@@ -445,7 +514,7 @@ func TestMCPClient(t *testing.T) {
 				t.Errorf("unknown folder: %v; want none", got)
 			}
 			c.refused(t, "list_assets", map[string]any{"limit": 201}, "BAD_LIMIT")
-			c.refused(t, "list_assets", map[string]any{"limit": "ten"}, "BAD_LIMIT")
+			c.refused(t, "list_assets", map[string]any{"limit": "ten"}, "BAD_ARGUMENTS")
 			c.refused(t, "list_assets", map[string]any{"folderId": 5}, "BAD_ARGUMENTS")
 		})
 
@@ -457,15 +526,22 @@ func TestMCPClient(t *testing.T) {
 			if jobID == "" || out["status"] != "queued" || num(out["tokensHeld"]) != 2 || out["idempotencyKey"] != "mcp-first" {
 				t.Errorf("start_develop %v; want a queued job holding 2 tokens under key mcp-first", out)
 			}
-			again := c.ok(t, "start_develop", develop)
-			if again["jobId"] != jobID || num(again["tokensHeld"]) != 0 {
-				t.Errorf("replay %v; want job %s and tokensHeld 0", again, jobID)
+			// The replay answers exactly what the first call answered, even
+			// once the develop has moved on; it holds nothing more.
+			if _, err := a.DB.RawExec(context.Background(), `UPDATE jobs SET status = 'running' WHERE id = ?`, jobID); err != nil {
+				t.Fatal(err)
+			}
+			if again := c.ok(t, "start_develop", develop); !reflect.DeepEqual(again, out) {
+				t.Errorf("replay %v; want the first answer %v", again, out)
+			}
+			if _, err := a.DB.RawExec(context.Background(), `UPDATE jobs SET status = 'queued' WHERE id = ?`, jobID); err != nil {
+				t.Fatal(err)
 			}
 			bal := c.ok(t, "check_balance", nil)
 			if num(bal["held"]) != 2 || num(bal["balance"]) != 58 {
 				t.Errorf("balance after one develop %v; want 2 held, 58 spendable", bal)
 			}
-			unkeyed := c.ok(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": second.ID}, "params": map[string]any{"seed": 7, "runId": "r1"}})
+			unkeyed := c.ok(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": second.ID}, "params": map[string]any{"seed": "7", "runId": "r1"}})
 			if unkeyed["idempotencyKey"] != nil || num(unkeyed["tokensHeld"]) != 2 {
 				t.Errorf("start_develop without a key %v; want idempotencyKey null, 2 held", unkeyed)
 			}
@@ -512,10 +588,17 @@ func TestMCPClient(t *testing.T) {
 			c.refused(t, "start_develop", map[string]any{"tool": "tryon", "inputs": map[string]any{"model": second.ID}}, "NO_INPUTS")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": foreign.ID}}, "ASSET_NOT_FOUND")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": uuid.NewString()}}, "ASSET_NOT_FOUND")
+			huge := upload(t, a, owner.Session(), jpegOf(t, 40, 42), "kind", "clothes")
+			if _, err := a.DB.RawExec(context.Background(), `UPDATE assets SET size_bytes = ? WHERE id = ?`, asset.MaxBytes+1, huge.ID); err != nil {
+				t.Fatal(err)
+			}
+			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": huge.ID}}, "IMAGE_TOO_LARGE")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": first.ID}, "quality": "8k"}, "BAD_QUALITY")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": second.ID}, "idempotencyKey": "mcp-first"}, "IDEMPOTENCY_KEY_REUSED")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": []string{first.ID}}}, "BAD_ARGUMENTS")
 			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"bg": map[string]any{}}}, "BAD_ARGUMENTS")
+			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"seed": 7}}, "BAD_ARGUMENTS")
+			c.refused(t, "start_develop", map[string]any{"tool": "upscale", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"sharp": true}}, "BAD_ARGUMENTS")
 			if msg := c.refused(t, "start_develop", map[string]any{"tool": "color-change", "inputs": map[string]any{"image": first.ID}, "params": map[string]any{"color": "blue"}}, "BAD_OPTION"); !strings.Contains(msg, "#rrggbb") {
 				t.Errorf("refusal %q; want the legal form named", msg)
 			}
@@ -578,6 +661,11 @@ func TestMCPDevelopLands(t *testing.T) {
 		if out["status"] != "done" || resultID == "" || out["resultUrl"] != a.URL+"/api/toolkit/assets/"+resultID+"/file" ||
 			num(out["tokensSettled"]) != 2 || out["finishedAt"] == nil || out["error"] != nil {
 			t.Fatalf("get_develop %v; want done, settled at 2 tokens, with an absolute result URL", out)
+		}
+		if len(c.content) != 1 {
+			t.Errorf("content after the text %v; want a resource_link to the frame", c.content)
+		} else if link, ok := c.content[0].(*sdk.ResourceLink); !ok || link.URI != out["resultUrl"] {
+			t.Errorf("content %#v; want a resource_link to %v", c.content[0], out["resultUrl"])
 		}
 		req, err := http.NewRequest(http.MethodGet, out["resultUrl"].(string), nil)
 		if err != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // JSON-RPC 2.0 error codes this server answers.
@@ -72,25 +73,52 @@ type envelope struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// Decode reads one JSON-RPC 2.0 message from a request body. A body that
-// is not JSON is a parse error; a JSON array (a batch, removed from MCP in
-// 2025-06-18) and anything that is not one well-formed message are invalid
-// requests. On an invalid request whose id could be read, the returned
-// Message carries that id so the answer can echo it.
+// Split reads a POST body as JSON-RPC 2.0 wants it read: one message, or
+// (batch true) a JSON array of them (a batch, which only MCP 2025-03-26
+// allows: the caller decides, see Rules). A body that is not JSON is a parse
+// error; an empty array is an invalid request. Each element is still to be
+// decoded with Decode.
+//
+// A single message is handed on unread (Decode reads it once: a body may
+// carry a 12 MB image in base64, and every pass over it counts).
+func Split(body []byte) (parts []json.RawMessage, batch bool, err *Error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '[' {
+		return []json.RawMessage{body}, false, nil
+	}
+	if !json.Valid(body) {
+		return nil, false, rpcError(CodeParseError, "Parse error: the body is not valid JSON.")
+	}
+	if json.Unmarshal(body, &parts) != nil || len(parts) == 0 {
+		return nil, true, rpcError(CodeInvalidRequest, "Invalid request: a batch is a non-empty array of JSON-RPC 2.0 messages.")
+	}
+	return parts, true, nil
+}
+
+// Decode reads one JSON-RPC 2.0 message from a request body or from one
+// element of a batch. A body that is not JSON is a parse error; a JSON
+// array (a batch in a batch, or a batch Split did not take apart) and
+// anything that is not one well-formed message are invalid requests. On an
+// invalid request whose id could be read, the returned Message carries
+// that id so the answer can echo it.
 func Decode(body []byte) (Message, *Error) {
 	body = bytes.TrimSpace(body)
-	if !json.Valid(body) {
-		return Message{}, rpcError(CodeParseError, "Parse error: the body is not valid JSON.")
-	}
-	switch body[0] {
-	case '[':
-		return Message{}, rpcError(CodeInvalidRequest, "Batches are not supported (MCP 2025-06-18 removed JSON-RPC batching): send one message per POST.")
-	case '{':
-	default:
-		return Message{}, rpcError(CodeInvalidRequest, "Invalid request: the body must be a JSON-RPC 2.0 message object.")
-	}
+	parseError := rpcError(CodeParseError, "Parse error: the body is not valid JSON.")
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
+	switch {
+	case len(body) > 0 && body[0] == '{':
+		// One pass: the object is checked as it is read.
+		if err := json.Unmarshal(body, &env); err != nil {
+			if _, syntax := errors.AsType[*json.SyntaxError](err); syntax || !json.Valid(body) {
+				return Message{}, parseError
+			}
+			return Message{}, rpcError(CodeInvalidRequest, "Invalid request: the body must be a JSON-RPC 2.0 message object.")
+		}
+	case !json.Valid(body):
+		return Message{}, parseError
+	case body[0] == '[':
+		return Message{}, rpcError(CodeInvalidRequest, "Invalid request: a batch is not accepted here; send one message per POST.")
+	default:
 		return Message{}, rpcError(CodeInvalidRequest, "Invalid request: the body must be a JSON-RPC 2.0 message object.")
 	}
 	var m Message

@@ -13,35 +13,27 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 
 	"studio/internal/asset"
 	"studio/internal/auth"
+	"studio/internal/errs"
 	"studio/internal/job"
+	"studio/internal/judge"
 	"studio/internal/ledger"
+	"studio/internal/look"
+	"studio/internal/share"
 )
 
 // What initialize announces (SPEC §9).
 const (
-	// ProtocolVersion is the one protocol version initialize answers,
-	// whatever version the client offers: newer clients fall back to it,
-	// and older ones (2025-03-26, 2024-11-05) get results whose newer
-	// members (structuredContent, outputSchema, title) they ignore.
-	ProtocolVersion = "2025-06-18"
-	ServerName      = "fashion-imagery-studio"
-	ServerTitle     = "Fashion Imagery Studio"
-	ServerVersion   = "1.0.0"
+	ServerName    = "fashion-imagery-studio"
+	ServerTitle   = "Fashion Imagery Studio"
+	ServerVersion = "1.0.0"
 )
-
-// HeaderVersions are the values of the MCP-Protocol-Version header a
-// request may carry; any other value is refused with HTTP 400.
-var HeaderVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
-
-// AcceptsHeaderVersion reports whether v is an MCP-Protocol-Version header
-// value this server takes.
-func AcceptsHeaderVersion(v string) bool { return slices.Contains(HeaderVersions, v) }
 
 // Public reports whether a method needs no credential (SPEC §5.6).
 func Public(method string) bool { return method == "initialize" || method == "ping" }
@@ -59,9 +51,12 @@ const Instructions = "Fashion Imagery Studio develops fashion frames (packshots,
 // Options are the services the tools call and what the server needs of
 // its host.
 type Options struct {
-	Jobs   *job.Service    // start_develop, get_develop, list_develops, list_capabilities
+	Jobs   *job.Service    // the develop tools, list_capabilities, get_verdict's frame
 	Ledger *ledger.Service // check_balance
-	Assets *asset.Service  // list_assets
+	Assets *asset.Service  // list_assets, upload_asset, get_asset
+	Looks  *look.Service   // the look tools, develop_lookbook
+	Judge  *judge.Service  // get_verdict
+	Shares *share.Service  // share_frames, get_asset's preview
 	// Wake tells this process's workers that a develop was queued; nil
 	// when there are none.
 	Wake func()
@@ -84,9 +79,17 @@ func New(opts Options) *Server {
 	return &Server{opts: opts, tools: tools()}
 }
 
-// Handle answers one request. p is the caller; it is the zero Principal
-// for a Public method, which never reads it.
-func (s *Server) Handle(ctx context.Context, p auth.Principal, m Message) Response {
+// wake tells this process's workers that develops were queued.
+func (s *Server) wake() {
+	if s.opts.Wake != nil {
+		s.opts.Wake()
+	}
+}
+
+// Handle answers one request under the rules of its protocol version. p
+// is the caller; it is the zero Principal for a Public method, which never
+// reads it.
+func (s *Server) Handle(ctx context.Context, p auth.Principal, rules Rules, m Message) Response {
 	known := Public(m.Method) || m.Method == "tools/list" || m.Method == "tools/call"
 	if !known {
 		return Failure(m.ID, rpcError(CodeMethodNotFound, "Method not found: "+clip(m.Method)+". This server answers initialize, ping, tools/list and tools/call."))
@@ -94,16 +97,39 @@ func (s *Server) Handle(ctx context.Context, p auth.Principal, m Message) Respon
 	if m.Params != nil && m.Params[0] != '{' {
 		return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: params must be a JSON object."))
 	}
+	if m.Method != "tools/call" { // tools/call reads its _meta with its name, in one pass
+		if e := checkMeta(m.Params); e != nil {
+			return Failure(m.ID, e)
+		}
+	}
 	switch m.Method {
 	case "initialize":
 		return s.initialize(m)
 	case "ping":
 		return Success(m.ID, struct{}{})
 	case "tools/list":
-		return Success(m.ID, toolsList{Tools: s.listed()})
+		return s.list(m)
 	default:
-		return s.call(ctx, p, m)
+		return s.call(ctx, p, rules, m)
 	}
+}
+
+// checkMeta refuses a params._meta that is not an object (every method's
+// params may carry one; this server reads none).
+func checkMeta(params json.RawMessage) *Error {
+	if params == nil {
+		return nil
+	}
+	var in struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &in) != nil {
+		return rpcError(CodeInvalidParams, "Invalid params: params must be a JSON object.")
+	}
+	if meta := bytes.TrimSpace(in.Meta); len(meta) > 0 && !isNull(meta) && meta[0] != '{' {
+		return rpcError(CodeInvalidParams, "Invalid params: params._meta must be an object.")
+	}
+	return nil
 }
 
 // clip shortens a client's string for an error message.
@@ -115,7 +141,9 @@ func clip(s string) string {
 }
 
 type initializeParams struct {
-	ProtocolVersion *string `json:"protocolVersion"`
+	ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
 type initializeResult struct {
@@ -137,18 +165,46 @@ type serverInfo struct {
 	Version string `json:"version"`
 }
 
-// initialize answers ProtocolVersion whatever the client offers: the
-// client decides whether it can speak it.
+// initialize answers the version the client offers when it is one of
+// Versions, else DefaultVersion: the client decides whether it can speak
+// it. params.protocolVersion must be a string, and capabilities and
+// clientInfo objects when they are sent.
 func (s *Server) initialize(m Message) Response {
 	var in initializeParams
-	if m.Params == nil || json.Unmarshal(m.Params, &in) != nil || in.ProtocolVersion == nil {
+	var offered string
+	if m.Params == nil || json.Unmarshal(m.Params, &in) != nil || isNull(bytes.TrimSpace(in.ProtocolVersion)) ||
+		json.Unmarshal(in.ProtocolVersion, &offered) != nil {
 		return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: initialize needs params.protocolVersion, a string."))
 	}
+	for name, raw := range map[string]json.RawMessage{"capabilities": in.Capabilities, "clientInfo": in.ClientInfo} {
+		if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] != '{' {
+			return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: params."+name+" must be an object."))
+		}
+	}
 	return Success(m.ID, initializeResult{
-		ProtocolVersion: ProtocolVersion,
+		ProtocolVersion: negotiate(offered),
 		ServerInfo:      serverInfo{Name: ServerName, Title: ServerTitle, Version: ServerVersion},
 		Instructions:    Instructions,
 	})
+}
+
+type listParams struct {
+	Cursor json.RawMessage `json:"cursor"`
+}
+
+// list answers tools/list: every tool on one page. This server issues no
+// cursor, so any cursor sent is not one of its own: -32602.
+func (s *Server) list(m Message) Response {
+	var in listParams
+	if m.Params != nil {
+		if err := json.Unmarshal(m.Params, &in); err != nil {
+			return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: params must be a JSON object."))
+		}
+	}
+	if c := bytes.TrimSpace(in.Cursor); len(c) > 0 && !isNull(c) {
+		return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: the cursor is not one this server issued; tools/list answers every tool on one page."))
+	}
+	return Success(m.ID, toolsList{Tools: s.listed()})
 }
 
 type toolsList struct {
@@ -176,39 +232,76 @@ func (s *Server) listed() []listedTool {
 	out := make([]listedTool, len(s.tools))
 	for i, t := range s.tools {
 		out[i] = listedTool{
-			Name: t.name, Title: t.title, Description: t.description,
+			Name: t.name, Title: t.title, Description: t.description + s.priceLine(t.priced),
 			InputSchema: t.input, OutputSchema: output(t.output),
-			Annotations: annotations{Title: t.title, ReadOnlyHint: t.readOnly, IdempotentHint: t.readOnly},
+			Annotations: annotations{Title: t.title, ReadOnlyHint: t.readOnly, DestructiveHint: t.destructive,
+				IdempotentHint: t.readOnly || t.idempotent},
 		}
 	}
 	return out
 }
 
+// priceLine states the live prices of a catalog tool per quality, as the
+// billing catalog lists them ("" for none): the sentence a spending tool's
+// description ends with, so tools/list and the catalog agree.
+func (s *Server) priceLine(tool string) string {
+	if tool == "" || s.opts.Jobs == nil {
+		return ""
+	}
+	c := s.opts.Jobs.Catalog()
+	prices := ledger.TierPrices{K1: c.DefaultPrice, K2: c.DefaultPrice, K4: c.DefaultPrice}
+	for _, row := range c.Tools {
+		if row.Tool == tool {
+			prices = row.Prices
+		}
+	}
+	return fmt.Sprintf(" Price per frame, as the billing catalog lists %s: %d tokens at 1k, %d at 2k, %d at 4k.",
+		tool, prices.At(ledger.Tier1K), prices.At(ledger.Tier2K), prices.At(ledger.Tier4K))
+}
+
 type callParams struct {
 	Name      *string         `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      json.RawMessage `json:"_meta"`
 }
 
 // CallResult is what tools/call always answers, a refusal included.
 type CallResult struct {
-	Content           []TextContent `json:"content"`
-	StructuredContent any           `json:"structuredContent"`
-	IsError           bool          `json:"isError"`
+	Content           []Content `json:"content"`
+	StructuredContent any       `json:"structuredContent"`
+	IsError           bool      `json:"isError"`
 }
 
-// TextContent is the text rendering of a result: its structuredContent as JSON.
-type TextContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+// Content is one block of a result: text (always first: the
+// structuredContent as JSON), an image (a preview), or a resource_link (a
+// developed frame, from protocol 2025-06-18 on).
+type Content struct {
+	Type        string `json:"type" enum:"text,image,resource_link"`
+	Text        string `json:"text,omitempty"`
+	Data        string `json:"data,omitempty" description:"An image's bytes, base64."`
+	MimeType    string `json:"mimeType,omitempty"`
+	URI         string `json:"uri,omitempty" description:"A resource_link's URL: fetch it with the same key."`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// contented is a tool's answer that carries content blocks beside its
+// text: a preview image, a link to a developed frame.
+type contented interface {
+	content(r Rules) []Content
 }
 
 // call runs a tool. An unknown tool name is a protocol error (-32602), as
-// MCP specifies and as the SDK clients report it; everything the tool
-// itself refuses is a result with isError true.
-func (s *Server) call(ctx context.Context, p auth.Principal, m Message) Response {
+// MCP specifies and as the SDK clients report it; so are arguments that do
+// not match the tool's inputSchema, up to 2025-06-18 (Rules). Everything
+// else the tool refuses is a result with isError true.
+func (s *Server) call(ctx context.Context, p auth.Principal, rules Rules, m Message) Response {
 	var in callParams
 	if m.Params == nil || json.Unmarshal(m.Params, &in) != nil || in.Name == nil {
 		return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: tools/call needs params.name, a string."))
+	}
+	if meta := bytes.TrimSpace(in.Meta); len(meta) > 0 && !isNull(meta) && meta[0] != '{' {
+		return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: params._meta must be an object."))
 	}
 	t := s.tool(*in.Name)
 	if t == nil {
@@ -223,9 +316,17 @@ func (s *Server) call(ctx context.Context, p auth.Principal, m Message) Response
 	}
 	out, err := t.run(s, ctx, p, args)
 	if err != nil {
-		return Success(m.ID, s.refuse(ctx, t.name, err))
+		if errors.Is(err, ErrBadArguments) && !rules.ArgumentErrorsAsResults() {
+			e, _ := errs.As(err)
+			return Failure(m.ID, rpcError(CodeInvalidParams, "Invalid params: the arguments of "+t.name+" do not match its inputSchema: "+e.Message))
+		}
+		return Success(m.ID, s.refuse(ctx, t, err))
 	}
-	return Success(m.ID, result(out, false))
+	res := result(out, false)
+	if c, ok := out.(contented); ok {
+		res.Content = append(res.Content, c.content(rules)...)
+	}
+	return Success(m.ID, res)
 }
 
 // result renders a tool's answer: the structured value and its JSON text.
@@ -234,7 +335,7 @@ func result(v any, isError bool) CallResult {
 	if err != nil { // the tools answer plain structs and maps
 		text = []byte("{}")
 	}
-	return CallResult{Content: []TextContent{{Type: "text", Text: string(text)}}, StructuredContent: v, IsError: isError}
+	return CallResult{Content: []Content{{Type: "text", Text: string(text)}}, StructuredContent: json.RawMessage(text), IsError: isError}
 }
 
 func (s *Server) tool(name string) *tool {

@@ -45,14 +45,18 @@ func TestRefuse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool+"/"+tt.want, func(t *testing.T) {
 			logged.Reset()
-			r := s.refuse(context.Background(), tt.tool, tt.err)
-			got, _ := r.StructuredContent.(refusalBody)
-			if !r.IsError || got.Error != tt.want {
-				t.Errorf("refuse(%v) = %+v; want isError and %q", tt.err, r, tt.want)
+			r := s.refuse(context.Background(), s.tool(tt.tool), tt.err)
+			var got map[string]any
+			raw, _ := r.StructuredContent.(json.RawMessage)
+			if err := json.Unmarshal(raw, &got); err != nil || !r.IsError || got["error"] != tt.want {
+				t.Errorf("refuse(%v) = %s; want isError and %q", tt.err, raw, tt.want)
 			}
-			text, _ := json.Marshal(got)
-			if len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != string(text) {
-				t.Errorf("content %+v; want the text %s", r.Content, text)
+			code, msg, _ := strings.Cut(tt.want, ": ")
+			if got["code"] != code || got["message"] != msg {
+				t.Errorf("code %v, message %v; want %s, %s", got["code"], got["message"], code, msg)
+			}
+			if len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != string(raw) || !strings.HasPrefix(r.Content[0].Text, `{"error":"`+code+": ") {
+				t.Errorf("content %+v; want the text %s, the error first", r.Content, raw)
 			}
 			if strings.Contains(r.Content[0].Text, "fire") {
 				t.Errorf("the cause leaked: %s", r.Content[0].Text)
@@ -61,6 +65,13 @@ func TestRefuse(t *testing.T) {
 				t.Errorf("logged %q; want the cause logged: %v", logged.String(), tt.logs)
 			}
 		})
+	}
+	// The HTTP body's fields ride along: need, spendable and held of a 402.
+	r := s.refuse(context.Background(), s.tool("develop_lookbook"), ledger.Insufficient(64, 60, 4))
+	var got map[string]any
+	if err := json.Unmarshal(r.StructuredContent.(json.RawMessage), &got); err != nil ||
+		got["need"] != 64.0 || got["spendable"] != 60.0 || got["held"] != 4.0 || !strings.HasPrefix(got["error"].(string), "INSUFFICIENT_TOKENS: The lookbook needs 64 tokens") {
+		t.Errorf("a 402: %s; want need, spendable and held beside the error", r.StructuredContent)
 	}
 }
 
