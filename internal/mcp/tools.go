@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"studio/internal/auth"
 	"studio/internal/errs"
