@@ -140,7 +140,7 @@ func TestLookOnImageAPI(t *testing.T) {
 		a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
 		failed := 0
 		for _, j := range jobs.Jobs {
-			if j.Status == "failed" && j.Error != nil && strings.Contains(*j.Error, "safety system refused this picture") {
+			if j.Status == "failed" && j.Error != nil && strings.Contains(*j.Error, "safety check refused this picture") {
 				failed++
 			}
 		}
