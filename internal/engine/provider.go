@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"studio/internal/tool"
 )
 
 // Codes of the provider failures a failed develop shows (the job's
@@ -203,4 +205,29 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 // Seconds writes d in whole seconds ("600 s"), at least 1.
 func Seconds(d time.Duration) string {
 	return strconv.FormatInt(max(1, int64((d+time.Second/2)/time.Second)), 10) + " s"
+}
+
+// Upstreamed is an engine that names its provider in failures (fal's
+// Upstream, the image endpoint's).
+type Upstreamed interface {
+	Upstream() Upstream
+}
+
+// UpstreamOf is the provider of the engine within e that performs the tool name,
+// in failures' words: the engine's own (Upstreamed), else "The <name>
+// engine" ("The local engine").
+func UpstreamOf(e Engine, name string) Upstream {
+	s := Serving(e, name)
+	if u, ok := s.(Upstreamed); ok {
+		return u.Upstream()
+	}
+	engine := "engine"
+	if s != nil {
+		engine = s.Name()
+		if engine == tool.Lookbook {
+			engine = tool.Local
+		}
+		engine += " engine"
+	}
+	return Upstream{Name: "The " + engine}
 }

@@ -189,6 +189,8 @@ func (s *Service) Catalog() Catalog {
 		name, note := engine.Provider(s.engines, t.Tool)
 		if name != "" {
 			row.Engine, row.Note = &name, note
+		} else if d, ok := tool.Get(t.Tool); ok {
+			row.Note = d.Unserved()
 		}
 		row.Options = OptionSpecs(t.Tool, name)
 		out.Tools[i] = row
@@ -239,7 +241,7 @@ func (s *Service) validate(in *SubmitRequest) error {
 		}
 	}
 	if !s.engines.Can(in.Tool) {
-		return ErrFalNotConfigure
+		return errs.Msg(ErrFalNotConfigure, t.Unserved())
 	}
 	in.Params = CleanParams(in.Params)
 	roles := slices.Clone(in.Inputs)

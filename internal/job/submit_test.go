@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"studio/internal/auth"
+	"studio/internal/engine/local"
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/tool"
@@ -51,5 +52,34 @@ func TestSubmitSaysWhatIsWrong(t *testing.T) {
 				t.Errorf("legal %v; want %v", e.Fields["legal"], tt.wantLegal)
 			}
 		})
+	}
+}
+
+// TestUnservedTools: with the local engine alone, a tool no configured
+// engine performs is in the catalog with engine null and a note naming
+// every setting that would serve it, and its submit's 503 says the same
+// (issue 27, item 7).
+func TestUnservedTools(t *testing.T) {
+	s := job.NewService(nil, nil, local.New(), tool.DefaultPrices(), nil, func() time.Time { return time.Unix(0, 0) })
+	rows := map[string]job.CatalogTool{}
+	for _, row := range s.Catalog().Tools {
+		rows[row.Tool] = row
+	}
+	for name, note := range map[string]string{
+		"generate-character": "No engine configured here performs generate-character; set FAL_KEY or AI_IMAGE_BASE_URL to develop it.",
+		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
+	} {
+		if row := rows[name]; row.Engine != nil || row.Note != note {
+			t.Errorf("catalog %s: engine %v note %q; want null and %q", name, row.Engine, row.Note, note)
+		}
+		in := job.SubmitRequest{Tool: name, Uploads: []job.Upload{{Role: "image", Data: []byte("\x89PNG")}}}
+		_, err := s.Submit(context.Background(), auth.Principal{HouseID: "h", UserID: "u", Role: auth.Member}, in)
+		var e *errs.Error
+		if !errors.As(err, &e) || e.Code != "FAL_NOT_CONFIGURED" || e.Kind != errs.KindUnavailable || e.Message != note {
+			t.Errorf("submit %s: %v; want 503 FAL_NOT_CONFIGURED %q", name, err, note)
+		}
+	}
+	if row := rows["upscale"]; row.Engine == nil || *row.Engine != "local" || row.Note != "" {
+		t.Errorf("catalog upscale: %+v; want the local engine, no note", row)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/look"
+	"studio/internal/tool"
 	"studio/internal/ts"
 )
 
@@ -185,7 +186,8 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, in PlanRequest)
 	}
 	for i, st := range pl.steps {
 		if !s.can(st.Tool) {
-			return pl, errs.With(job.ErrFalNotConfigure, "step", i)
+			d, _ := tool.Get(st.Tool)
+			return pl, errs.With(errs.Msg(job.ErrFalNotConfigure, d.Unserved()), "step", i)
 		}
 	}
 	for _, id := range in.AssetIDs {

@@ -24,7 +24,7 @@ var registry = []Tool{
 			Description: "The frame's new aspect: the picture is kept whole and the new area filled."},
 		Option{Name: "fill", Type: TypeEnum, Legal: []string{"auto", "extend", "blur"}, Default: "auto", Engines: []string{Local},
 			Description: "How the new area is filled: extend continues the edges, blur lays a blurred copy of the picture, auto extends a plain border and blurs a busy one."},
-	), Prices: prices(3, 4, 6), Engines: localAndFal},
+	), Prices: prices(3, 4, 6), Engines: localAndFal, Aspect: "aspect"},
 	{Name: "packshot", Title: "Packshot", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "background"}}, Options: options(
 		Option{Name: "bg", Type: TypeColor, Legal: []string{"white", "image", "#rrggbb"}, Form: FormGround, Default: "white", Engines: []string{Local, Fal},
 			Needs:       map[string]string{"image": "background"},
@@ -33,7 +33,7 @@ var registry = []Tool{
 			Description: "The frame's aspect."},
 		Option{Name: "shadow", Type: TypeEnum, Legal: []string{"on", "off"}, Default: "on", Engines: []string{Local},
 			Description: "off leaves out the soft shadow under the product."},
-	), Prices: prices(4, 6, 9), Engines: localAndFal},
+	), Prices: prices(4, 6, 9), Engines: localAndFal, Aspect: "aspect"},
 	{Name: "camera-lens", Title: "Camera lens", Submit: true, Roles: image, Options: options(
 		Option{Name: "lens", Type: TypeString, Legal: []string{"macro", "10mm to 600mm, e.g. 85mm"}, Form: FormLens, Default: "50mm", Engines: []string{Local, Fal},
 			Description: "The lens to re-shoot with: a 35 mm-equivalent focal length, or macro."},

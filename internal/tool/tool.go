@@ -14,6 +14,7 @@ package tool
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"studio/internal/ledger"
@@ -45,8 +46,16 @@ type Tool struct {
 	// Engines can perform it (by Engine.Name); an engine serves it when it
 	// is configured and, for fal, has a model for it.
 	Engines []string
-	// Video: it makes a video, not a still.
+	// Video: it makes a video, not a still. A develop whose result is
+	// not one (or, for a still tool, is not a picture) fails, its hold
+	// voided (issue 27).
 	Video bool
+	// Aspect names the option whose value (or default) the result's
+	// aspect must have, within 3%, where the engine serving the develop
+	// reads that option; "" when the tool promises no aspect. A develop
+	// sized for a destination (outputWidth, outputHeight) must have its
+	// aspect whatever the tool.
+	Aspect string
 	// Deadline is how long a claimed develop of it may render; 0 is the
 	// configured default (STUDIO_RENDER_DEADLINE, DECISIONS §11).
 	Deadline time.Duration
@@ -112,6 +121,31 @@ func (t Tool) ServedBy(engine string) bool { return slices.Contains(t.Engines, e
 // Note is what the engine named engine says of the tool ("" when it
 // performs it fully).
 func (t Tool) Note(engine string) string { return t.Notes[engine] }
+
+// Settings name, by engine, the setting that configures it; the local
+// engine needs none (it is always there).
+var Settings = map[string]string{Fal: "FAL_KEY", ImageAPI: "AI_IMAGE_BASE_URL"}
+
+// Unserved says what would serve the tool when no configured engine
+// performs it: every setting of an engine that can (issue 27). It is the
+// catalog's note for the tool and its 503's message.
+func (t Tool) Unserved() string {
+	var set []string
+	for _, e := range t.Engines {
+		if v := Settings[e]; v != "" && !slices.Contains(set, v) {
+			set = append(set, v)
+		}
+	}
+	s := "No engine configured here performs " + t.Name
+	switch n := len(set); n {
+	case 0:
+		return s + "."
+	case 1:
+		return s + "; set " + set[0] + " to develop it."
+	default:
+		return s + "; set " + strings.Join(set[:n-1], ", ") + " or " + set[n-1] + " to develop it."
+	}
+}
 
 // DeadlineOr is the tool's render deadline: its own, or def.
 func (t Tool) DeadlineOr(def time.Duration) time.Duration {

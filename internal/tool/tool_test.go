@@ -145,3 +145,27 @@ func TestReads(t *testing.T) {
 		t.Error("Get shares the registry's slices")
 	}
 }
+
+// TestUnserved: a tool no configured engine performs names every setting
+// that would serve it; a tool the local engine performs always is served.
+func TestUnserved(t *testing.T) {
+	for name, want := range map[string]string{
+		"generate-character": "No engine configured here performs generate-character; set FAL_KEY or AI_IMAGE_BASE_URL to develop it.",
+		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
+	} {
+		d, ok := tool.Get(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		if got := d.Unserved(); got != want {
+			t.Errorf("%s.Unserved() = %q; want %q", name, got, want)
+		}
+	}
+	for _, d := range tool.All() {
+		if d.Aspect != "" {
+			if _, ok := d.Option(d.Aspect); !ok {
+				t.Errorf("%s declares its result's aspect by %q, an option it does not take", d.Name, d.Aspect)
+			}
+		}
+	}
+}

@@ -338,6 +338,11 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 		p.log.Warn("develop failed", "job", j.ID, "tool", j.Tool, "err", err)
 		return p.fail(ctx, worker, j, failure(err))
 	}
+	if what := misfit(p.expect(j), res); what != "" {
+		bad := engine.UpstreamOf(p.engine, j.Tool).BadResult(j.Tool, what, nil)
+		p.log.Warn("develop's result is not what its tool makes", "job", j.ID, "tool", j.Tool, "what", what)
+		return p.fail(ctx, worker, j, job.Failure{Code: bad.Code, Reason: bad.Reason})
+	}
 	done, err := p.settle(ctx, worker, j, res)
 	if errors.Is(err, job.ErrLeaseLost) {
 		// The lease lapsed and the rescuer requeued the job before the

@@ -1,9 +1,12 @@
 package worker_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"image"
+	"image/jpeg"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
@@ -293,7 +296,7 @@ func (*fakeEngine) Can(tool string) bool { return tool == "upscale" || tool == "
 
 func (e *fakeEngine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {
 	e.runs <- r.Params["wait"]
-	frame := engine.Result{Data: []byte("frame"), Mime: "image/jpeg", Width: 1024, Height: 768}
+	frame := engine.Result{Data: frameJPEG, Mime: "image/jpeg", Width: 1024, Height: 768}
 	switch w := r.Params["wait"]; w {
 	case "":
 		return frame, nil
@@ -301,6 +304,7 @@ func (e *fakeEngine) Run(ctx context.Context, r engine.Request) (engine.Result, 
 		frame.Data = make([]byte, asset.MaxBytes+1)
 		if w == "over-limit-video" {
 			frame.Mime = "video/mp4"
+			copy(frame.Data, "\x00\x00\x00\x18ftypisom") // an MP4 by its bytes
 		}
 		return frame, nil
 	case "hold":
@@ -565,7 +569,7 @@ func (f *fixture) wantNoErrors(t *testing.T) {
 func TestResultOverTheImageLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		big, video := f.submit(t, "over-limit"), f.submit(t, "over-limit-video")
+		big, video := f.submit(t, "over-limit"), f.submitTool(t, f.house, f.user, "lookbook-video", "over-limit-video")
 		f.pool(t, newFakeEngine(), worker.Options{Concurrency: 1})
 		failed := f.await(t, big.ID, job.Failed)
 		if failed.Status != job.Failed || failed.ErrorCode == nil || *failed.ErrorCode != "IMAGE_TOO_LARGE" ||
@@ -602,7 +606,7 @@ func (tellingEngine) Run(_ context.Context, r engine.Request) (engine.Result, er
 	if r.Params["wait"] == "fail" {
 		return engine.Result{}, engine.ProviderError(r.Tool, "the provider refused", nil)
 	}
-	return engine.Result{Data: []byte("frame"), Mime: "image/jpeg", Width: 1024, Height: 768}, nil
+	return engine.Result{Data: frameJPEG, Mime: "image/jpeg", Width: 1024, Height: 768}, nil
 }
 
 // TestRecordsWhatWasSent: the job keeps what its engine sent, whether the
@@ -637,3 +641,13 @@ func TestRecordsWhatWasSent(t *testing.T) {
 		}
 	})
 }
+
+// frameJPEG is the fake engines' frame: a real (small) JPEG, as the
+// worker checks a result is a picture before it settles.
+var frameJPEG = func() []byte {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 32, 24)), nil); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}()

@@ -579,3 +579,6 @@ func (e *Engine) Model(ctx context.Context, tool, model string, input map[string
 	data, _, err := e.download(ctx, tool, out.URL, maxImageBytes)
 	return data, err
 }
+
+// Upstream is fal in the words of a failed develop.
+func (e *Engine) Upstream() engine.Upstream { return Upstream }

@@ -393,3 +393,6 @@ func (e *Engine) download(ctx context.Context, tool, raw string) ([]byte, error)
 	}
 	return data, nil
 }
+
+// Upstream is the endpoint in the words of a failed develop.
+func (e *Engine) Upstream() engine.Upstream { return Upstream }
