@@ -274,10 +274,13 @@ func TestVerdictsRead(t *testing.T) {
 			v.RubricVersion != 1 || len(v.Findings) != 0 || v.Answer != nil {
 			t.Errorf("a clean frame's verdict: %+v", v)
 		}
-		for _, never := range []string{"note", "cost", "model", "latencyMs", "judge", "answer"} {
+		for _, never := range []string{"note", "cost", "model", "latencyMs", "answer"} {
 			if _, ok := raw[never]; ok {
 				t.Errorf("the verdict carries %q on the wire: %v", never, raw)
 			}
+		}
+		if raw["judge"] != "pixels" {
+			t.Errorf("the verdict names its judge %v, want pixels (issue 32)", raw["judge"])
 		}
 		if res := a.Do(t, "GET", "/api/toolkit/judge/verdicts/"+queued, k, nil); res.Status != 404 {
 			t.Errorf("a frame without a verdict: %d %s", res.Status, res.Body)

@@ -82,7 +82,7 @@ func TestVisionJudge(t *testing.T) {
 		if v, _ := verdictOf(t, a, k, id); len(v.Findings) == 0 || strings.Contains(fmt.Sprint(v.Findings), "hands-wrong") {
 			t.Errorf("after two answers outside the schema: %+v; want the local verdict", v)
 		}
-		if stored, _ := a.DB.Verdict(ctx, owner.HouseID, id); stored.Judge != "local" || !strings.Contains(stored.Note, "outside the schema") {
+		if stored, _ := a.DB.Verdict(ctx, owner.HouseID, id); stored.Judge != "pixels" || !strings.Contains(stored.Note, "outside the schema") {
 			t.Errorf("stored %+v", stored)
 		}
 
@@ -99,7 +99,7 @@ func TestVisionJudge(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if stored, _ := a.DB.Verdict(ctx, owner.HouseID, id); stored.Judge != "local" || !strings.Contains(stored.Note, "failed 3 times") {
+		if stored, _ := a.DB.Verdict(ctx, owner.HouseID, id); stored.Judge != "pixels" || !strings.Contains(stored.Note, "failed 3 times") {
 			t.Errorf("stored %+v", stored)
 		}
 
@@ -107,7 +107,7 @@ func TestVisionJudge(t *testing.T) {
 		srv.Answer(aitest.Answer{Err: aitest.OutOfCredit()})
 		id = submitWith(t, a, k, "upscale", garmentPNG(t, 64))
 		developAll(t, a)
-		if stored, err := a.DB.Verdict(ctx, owner.HouseID, id); err != nil || stored.Judge != "local" || !strings.Contains(stored.Note, "out of credit") {
+		if stored, err := a.DB.Verdict(ctx, owner.HouseID, id); err != nil || stored.Judge != "pixels" || !strings.Contains(stored.Note, "out of credit") {
 			t.Errorf("stored %+v %v", stored, err)
 		}
 		if n := srv.Pending(); n != 0 {

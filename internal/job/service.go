@@ -481,3 +481,11 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (Canc
 	}
 	return CancelResult{ID: id, State: j.Status, Reason: reason}, nil
 }
+
+// EngineNote is the note of the engine that serves tool here: what it
+// makes of a tool it performs only as a proof or a composite ("" for one
+// it performs fully, or that no engine here performs).
+func (s *Service) EngineNote(tool string) string {
+	_, note := engine.Provider(s.engines, tool)
+	return note
+}

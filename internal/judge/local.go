@@ -23,6 +23,12 @@ type Frame struct {
 	Data   []byte // the frame's bytes
 	Source []byte // the main input's bytes (image, or model for tryon); nil when none
 	Mime   string
+	// Garment is the piece the frame should show (tryon's garment, a look
+	// frame's first item), Scene a composite's background; nil when none.
+	Garment, Scene []byte
+	// Note is the serving engine's note on the tool: set when the engine
+	// makes the tool only as a proof or a composite (DECISIONS §10).
+	Note string
 }
 
 // Thresholds of the local judge, calibrated on frames the local engine
@@ -65,8 +71,8 @@ type Local struct{}
 // Look reads a frame. It never fails: a frame it cannot decode is
 // unreadable, a source it cannot decode is left out of the comparisons.
 func (Local) Look(ctx context.Context, f Frame) Reading {
-	r := Reading{Judge: "local"}
-	img, err := picture.Decode(f.Data)
+	r := Reading{Judge: JudgePixels}
+	img, err := decodeFrame(f.Data)
 	if err != nil {
 		r.Unreadable = true
 		r.Note = "The frame could not be decoded: " + err.Error()
@@ -77,10 +83,15 @@ func (Local) Look(ctx context.Context, f Frame) Reading {
 		src, _ = picture.Decode(f.Source)
 	}
 	m := measure(img, src, f)
-	r.Findings = m.findings()
-	r.Note = m.note()
+	more, capAt, notes := seen(img, src, f)
+	r.Findings = append(m.findings(), more...)
+	r.Cap = capAt
+	r.Note = joinNotes(m.note(), notes)
 	return r
 }
+
+// decodeFrame decodes a frame or an input as the engines do.
+func decodeFrame(data []byte) (*image.NRGBA, error) { return picture.Decode(data) }
 
 // measures are the numbers the local judge reads from a frame.
 type measures struct {

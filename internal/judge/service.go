@@ -296,13 +296,17 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("frame bytes: %w", err)
 	}
-	f := Frame{Tool: j.Tool, Tier: j.Tier, Params: j.Params, Data: data, Source: s.source(ctx, j)}
+	f := Frame{Tool: j.Tool, Tier: j.Tier, Params: j.Params, Data: data, Source: s.source(ctx, j, "image", "model"),
+		Garment: s.source(ctx, j, "garment", "item"), Scene: s.source(ctx, j, "background")}
+	if s.jobs != nil {
+		f.Note = s.jobs.EngineNote(j.Tool)
+	}
 	// Judging an image takes its decoded pixels and the planes the local
 	// judge reads (luma and its pyramid), about 12 bytes a pixel beside them;
 	// bytes that do not decode cost nothing (Look finds them unreadable).
-	release, err := s.opts.Decoding.Acquire(ctx, picture.Cost(f.Data, 12)+picture.Cost(f.Source, 12))
+	release, err := s.opts.Decoding.Acquire(ctx, picture.Cost(f.Data, 12)+picture.Cost(f.Source, 12)+picture.Cost(f.Garment, 12)+picture.Cost(f.Scene, 12))
 	if errors.Is(err, imagemem.ErrOverBudget) {
-		return Write(t.HouseID, t.JobID, Reading{Judge: "local", Unreadable: true,
+		return Write(t.HouseID, t.JobID, Reading{Judge: JudgePixels, Unreadable: true,
 			Note: "The frame needs more memory to decode than this server allows."}, s.opts.Threshold, s.now()), nil
 	}
 	if err != nil {
@@ -319,6 +323,8 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 		}
 		switch {
 		case err == nil:
+			// The vision judge sees more, but a proof stays a proof.
+			seen.Cap = local.Cap
 			r = seen
 		case errors.Is(err, errOutsideSchema), errors.Is(err, errNoCredit):
 			r.Note = local.Note + "; " + s.vision.Name() + " judge: " + err.Error() + ", so the local verdict stands"
@@ -344,9 +350,9 @@ func (s *Service) recordFailedLook(ctx context.Context, j job.Job, u ai.Usage) {
 	}
 }
 
-// source reads the frame's main input (image, else model), or nil.
-func (s *Service) source(ctx context.Context, j job.Job) []byte {
-	for _, role := range []string{"image", "model"} {
+// source reads the job's first input in the first of roles it has, or nil.
+func (s *Service) source(ctx context.Context, j job.Job, roles ...string) []byte {
+	for _, role := range roles {
 		for _, in := range j.Inputs {
 			if in.Role != role {
 				continue

@@ -130,10 +130,10 @@ type Verdict struct {
 	RubricVersion int       `json:"rubricVersion"`
 	CreatedAt     ts.Time   `json:"createdAt"`
 	Answer        *Answer   `json:"answer,omitempty" description:"The house's answer; absent while unanswered."`
+	Judge         string    `json:"judge" enum:"pixels,vision" description:"Which judge wrote the verdict: pixels (measured from the frame's pixels) or vision (a vision model, which also saw the pixel measures)."`
 
 	// For operators only, never on the wire.
 	HouseID   string  `json:"-"`
-	Judge     string  `json:"-"` // local | vision
 	Model     string  `json:"-"` // the model that answered; empty for the local judge
 	Note      string  `json:"-"` // the judge's own note
 	Cost      int64   `json:"-"` // provider tokens the vision call used (0 for the local judge)
@@ -146,17 +146,20 @@ type Reading struct {
 	Unreadable bool
 	Findings   []Finding
 	Note       string // the judge's own words, for operators
-	Judge      string
-	Model      string
-	Cost       int64
-	CostUSD    float64
-	Latency    time.Duration
+	Judge      string // pixels or vision
+	// Cap is the most the frame may score (0: no cap): a proof or a
+	// composite is never a finished frame, so it never scores 100.
+	Cap     int
+	Model   string
+	Cost    int64
+	CostUSD float64
+	Latency time.Duration
 }
 
 // Write scores a reading into the verdict for job: score = max(1, 100 -
-// the weights of the sure findings), flagged against threshold, showScore
-// when some finding weighs more than 0, retryFutile when a sure finding
-// comes from the input. An unreadable reading has no score, no findings
+// the weights of the sure findings), at most the reading's cap (shown
+// then), flagged against threshold, showScore when some finding weighs
+// more than 0, retryFutile when a sure finding comes from the input. An unreadable reading has no score, no findings
 // and shows nothing.
 func Write(house, job string, r Reading, threshold int, now time.Time) Verdict {
 	v := Verdict{JobID: job, HouseID: house, RubricVersion: RubricVersion, CreatedAt: ts.Of(now),
@@ -178,6 +181,10 @@ func Write(house, job string, r Reading, threshold int, now time.Time) Verdict {
 		}
 	}
 	score := max(1, 100-lost)
+	if r.Cap > 0 && score > r.Cap {
+		score = r.Cap
+		v.ShowScore = true
+	}
 	v.Score = &score
 	v.Flagged = score < threshold
 	return v
@@ -217,3 +224,9 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n]))
 }
+
+// The judges a verdict names.
+const (
+	JudgePixels = "pixels" // the local pixel judge
+	JudgeVision = "vision" // the vision judge
+)

@@ -132,7 +132,7 @@ func (v *Vision) Look(ctx context.Context, f Frame, measured Reading) (Reading, 
 	case err != nil:
 		return Reading{}, err
 	}
-	r := Reading{Judge: "vision", Model: u.Model, Cost: u.TotalTokens, CostUSD: u.CostUSD, Latency: u.Latency,
+	r := Reading{Judge: JudgeVision, Model: u.Model, Cost: u.TotalTokens, CostUSD: u.CostUSD, Latency: u.Latency,
 		Note: strings.TrimSpace(ans.Note) + " | " + measured.Note}
 	for _, x := range ans.Findings {
 		r.Findings = append(r.Findings, Finding{Code: Code(x.Code), Where: x.Where, Confidence: Confidence(x.Confidence)})
