@@ -168,9 +168,13 @@ call develop_look "lookId=$LOOK"
 call develop_lookbook "modelAssetId=$MODEL" "garmentAssetIds=[\"$SHIRT\",\"$TROUSERS\"]" looks=2 'brief=noir on the beach'
 BOOK_LOOK=$(field "$OUT" looks.0.lookId)
 BOOK_JOB=$(field "$OUT" looks.0.jobId)
-# The workers develop the base frame; wait for it (a second at a time, at most two minutes).
-for _ in $(seq 120); do
-	inspect "$WORK/watch.json" --method tools/call --tool-name get_develop --tool-arg "jobId=$BOOK_JOB"
+# The workers develop the base frame; wait for it, a second at a time for at most five minutes. The watch
+# is get_develop over MCP too, sent with curl: a start of the inspector's CLI costs seconds of a loaded CPU.
+for _ in $(seq 300); do
+	curl -fsS -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -H 'MCP-Protocol-Version: 2025-06-18' \
+		-d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get_develop\",\"arguments\":{\"jobId\":\"$BOOK_JOB\"}}}" \
+		"$BASE/api/mcp" | node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(0, "utf8")).result))' \
+		>"$WORK/watch.json" || die "get_develop of the lookbook's base frame failed"
 	state=$(field "$WORK/watch.json" status)
 	[[ $state == done || $state == failed || $state == cancelled ]] && break
 	sleep 1
