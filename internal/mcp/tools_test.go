@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"studio/internal/errs"
 	"studio/internal/job"
 	"studio/internal/ledger"
+	"studio/internal/look"
+	registry "studio/internal/tool"
 )
 
 // TestRefuse: each error becomes the refusal SPEC §4.2 names, and an error
@@ -112,5 +115,32 @@ func TestArgumentsRefuseControlCharacters(t *testing.T) {
 	}
 	if _, err := decodeArgs[startArgs](json.RawMessage(`{"tool":"upscale","params":{"note":"tab\tline\nend"}}`)); err != nil {
 		t.Errorf("tab and newline: %v", err)
+	}
+}
+
+// TestPricesAreTheCatalogs: a spending tool's description states the
+// billing catalog's prices of the tool it queues, read from the live
+// table, so tools/list and the catalog agree (issue 31).
+func TestPricesAreTheCatalogs(t *testing.T) {
+	prices := registry.DefaultPrices()
+	jobs := job.NewService(nil, nil, nil, prices, nil, time.Now)
+	want := fmt.Sprintf("Price per frame, as the billing catalog lists %s: %d tokens at 1k, %d at 2k, %d at 4k.", look.Tool,
+		prices.Tool(look.Tool, ledger.Tier1K), prices.Tool(look.Tool, ledger.Tier2K), prices.Tool(look.Tool, ledger.Tier4K))
+	priced := 0
+	for _, lt := range New(Options{Jobs: jobs}).listed() {
+		switch lt.Name {
+		case "develop_look", "develop_variations", "develop_lookbook":
+			priced++
+			if !strings.HasSuffix(lt.Description, " "+want) {
+				t.Errorf("%s: description %q; want it to end %q", lt.Name, lt.Description, want)
+			}
+		case "check_balance", "get_look":
+			if strings.Contains(lt.Description, "Price per frame") {
+				t.Errorf("%s spends nothing, yet states a price: %q", lt.Name, lt.Description)
+			}
+		}
+	}
+	if priced != 3 {
+		t.Errorf("found %d of the three look tools", priced)
 	}
 }
