@@ -167,7 +167,7 @@ func (s *Service) View(ctx context.Context, p auth.Principal, days int) (View, e
 			MonthlyTokens: offer.MonthlyTokens, RolloverMultiple: offer.RolloverMultiple, RenewsAt: plan.RenewsAt},
 		Tokens:   Tokens{Balance: bal.Balance, Grant: bal.Grant, Topup: bal.Topup, Held: bal.Held, Days: days, ByWorkflow: spend},
 		Invoices: make([]Invoice, 0, len(credits)),
-		Billing:  Billing{CardOnFile: card, Email: email, CanManage: p.Role == auth.Owner},
+		Billing:  Billing{CardOnFile: card, Email: email, CanManage: p.MayPay() == nil},
 	}
 	if plan.Status == ledger.Canceled {
 		v.Plan.RenewsAt = nil

@@ -105,8 +105,8 @@ func NewService(store Store, now func() time.Time) *Service {
 // Mint creates a key for the caller's house. Keys are minted only from a
 // session, and a viewer seat cannot mint.
 func (s *Service) Mint(ctx context.Context, p auth.Principal, in MintRequest) (Minted, error) {
-	if !p.CanMintKeys() {
-		return Minted{}, errs.Forbidden
+	if err := p.MayMintKeys(); err != nil {
+		return Minted{}, err
 	}
 	var b [32]byte
 	_, _ = rand.Read(b[:])
@@ -128,8 +128,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Key, error) {
 
 // Revoke revokes a key of the caller's house. Revoking twice is fine.
 func (s *Service) Revoke(ctx context.Context, p auth.Principal, id string) error {
-	if !p.CanMintKeys() {
-		return errs.Forbidden
+	if err := p.MayMintKeys(); err != nil {
+		return err
 	}
 	ok, err := s.store.RevokeKey(ctx, p.HouseID, id, s.now().UnixMilli())
 	if err != nil {

@@ -89,15 +89,6 @@ func NewService(store Store, opts Options) *Service {
 	return s
 }
 
-// CanChange refuses a principal that may not change the library: a viewer
-// reads only.
-func CanChange(p auth.Principal) error {
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may read the library but not change it.")
-	}
-	return nil
-}
-
 // Upload is an upload's form as the HTTP layer read it.
 type Upload struct {
 	Data     []byte
@@ -163,7 +154,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, u Upload) (Asset
 // with the same bytes when one is written meanwhile (Store.InsertInput),
 // and then answers that asset's id only, with created false.
 func (s *Service) upload(ctx context.Context, p auth.Principal, u Upload, input bool) (_ Asset, created bool, _ error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Asset{}, false, err
 	}
 	if err := u.Validate(); err != nil {
@@ -364,7 +355,7 @@ func (s *Service) Open(ctx context.Context, f File) (blob.Object, error) {
 
 // Patch changes one asset; an empty patch changes nothing and answers the asset.
 func (s *Service) Patch(ctx context.Context, p auth.Principal, id string, in PatchRequest) (Asset, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Asset{}, err
 	}
 	if in.Empty() {
@@ -379,7 +370,7 @@ func (s *Service) Patch(ctx context.Context, p auth.Principal, id string, in Pat
 // Batch applies one change to many assets; ids of other houses and
 // deleted assets are skipped. It returns how many assets it changed.
 func (s *Service) Batch(ctx context.Context, p auth.Principal, in BatchRequest) (int, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return 0, err
 	}
 	return s.store.BatchUpdateAssets(ctx, p.HouseID, p.UserID, dedupe(in.AssetIDs), in.Change(), s.now())
@@ -387,7 +378,7 @@ func (s *Service) Batch(ctx context.Context, p auth.Principal, in BatchRequest) 
 
 // Delete soft-deletes assets of the house and returns how many it deleted.
 func (s *Service) Delete(ctx context.Context, p auth.Principal, ids []string) (int, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return 0, err
 	}
 	return s.store.DeleteAssets(ctx, p.HouseID, dedupe(ids), s.now())
@@ -396,7 +387,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ids []string) (i
 // Group puts assets in a new group, replacing their prior groups; all of
 // them or none.
 func (s *Service) Group(ctx context.Context, p auth.Principal, in GroupRequest) (string, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return "", err
 	}
 	group := uuid.Must(uuid.NewV7()).String()
@@ -437,7 +428,7 @@ func (s *Service) Folders(ctx context.Context, p auth.Principal) ([]Folder, erro
 
 // CreateFolder makes a collection, at the root or inside one of the house's.
 func (s *Service) CreateFolder(ctx context.Context, p auth.Principal, in CreateFolderRequest) (Folder, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Folder{}, err
 	}
 	f := Folder{ID: uuid.Must(uuid.NewV7()).String(), Name: in.Name, ParentID: in.ParentID, CreatedAt: ts.Of(s.now())}
@@ -450,7 +441,7 @@ func (s *Service) CreateFolder(ctx context.Context, p auth.Principal, in CreateF
 // UpdateFolder renames or moves a collection. Moving it under itself or
 // one of its own descendants is refused with FOLDER_CYCLE.
 func (s *Service) UpdateFolder(ctx context.Context, p auth.Principal, id string, in UpdateFolderRequest) (Folder, error) {
-	if err := CanChange(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Folder{}, err
 	}
 	return s.store.UpdateFolder(ctx, p.HouseID, id, in.Patch())

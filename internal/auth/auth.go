@@ -2,7 +2,11 @@
 // its role in the house, and the predicates the services check.
 package auth
 
-import "context"
+import (
+	"context"
+
+	"studio/internal/errs"
+)
 
 // Role is a seat's or a key's standing in a house, ordered by authority.
 type Role string
@@ -58,15 +62,60 @@ type Principal struct {
 	PlatformAdmin bool   // a session whose email is on the allowlist
 }
 
-// CanSpend reports whether the principal may spend tokens (member and up).
-func (p Principal) CanSpend() bool { return p.Role.AtLeast(Member) }
+// The role rules of SPEC §1, each decided here once: the services call
+// them, so every face (HTTP, MCP, the console) meets the same refusal.
+// A domain whose refusal has a wire code of its own (role_cannot_edit_marks)
+// asks the same rule and answers its code.
+var (
+	ErrViewerSpend = errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	ErrViewerEdit  = errs.Msg(errs.Forbidden, "A viewer may read the house's work but not change it.")
+	ErrNotAdmin    = errs.Msg(errs.Forbidden, "Only an owner or an admin of the house may do this.")
+	ErrNotPayer    = errs.Msg(errs.Forbidden, "Only an owner of the house, signed in, may spend money.")
+	ErrNotKeyMaker = errs.Msg(errs.Forbidden, "Only a member or above, signed in, may mint or revoke API keys.")
+	ErrNoSeat      = errs.Msg(errs.Forbidden, "You hold no seat in this house.")
+	ErrNotOperator = errs.Msg(errs.Forbidden, "This route is for platform administrators.")
+)
 
-// CanEdit reports whether the principal may change house data (member and up).
-func (p Principal) CanEdit() bool { return p.Role.AtLeast(Member) }
+// MayRead refuses a principal that holds no seat in its house (a session
+// whose seat in its active house is gone): every seat reads, a viewer too.
+func (p Principal) MayRead() error { return refuse(p.Role.Valid() && p.HouseID != "", ErrNoSeat) }
 
-// CanMintKeys reports whether the principal may mint API keys: a session
-// whose seat is member or above.
-func (p Principal) CanMintKeys() bool { return p.Cred == CredSession && p.Role.AtLeast(Member) }
+// MaySpend refuses a principal that may not spend tokens: a viewer.
+func (p Principal) MaySpend() error { return refuse(p.Role.AtLeast(Member), ErrViewerSpend) }
+
+// MayEdit refuses a principal that may not change the house's work (its
+// library, looks, brand, notes, shares...): a viewer reads only.
+func (p Principal) MayEdit() error { return refuse(p.Role.AtLeast(Member), ErrViewerEdit) }
+
+// MayManage refuses a role that may not manage the house (its seats,
+// webhooks and settings): below admin. It is the role's rule, not the
+// principal's: a seat change weighs the weaker of the caller's key and seat.
+func (r Role) MayManage() error { return refuse(r.AtLeast(Admin), ErrNotAdmin) }
+
+// MayPay refuses a principal that may not spend money (checkouts, the
+// billing portal and e-mail): anything but an owner's own session.
+func (p Principal) MayPay() error {
+	return refuse(p.Cred == CredSession && p.Role == Owner, ErrNotPayer)
+}
+
+// MayMintKeys refuses a principal that may not mint or revoke API keys:
+// anything but a session whose seat is member or above.
+func (p Principal) MayMintKeys() error {
+	return refuse(p.Cred == CredSession && p.Role.AtLeast(Member), ErrNotKeyMaker)
+}
+
+// MayOperate refuses anything but a platform administrator's session (the
+// allowlisted e-mail, signed in: a key is never an operator).
+func (p Principal) MayOperate() error {
+	return refuse(p.PlatformAdmin && p.Cred == CredSession, ErrNotOperator)
+}
+
+func refuse(ok bool, no *errs.Error) error {
+	if ok {
+		return nil
+	}
+	return no
+}
 
 type ctxKey struct{}
 

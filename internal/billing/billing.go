@@ -159,7 +159,6 @@ type Provider interface {
 // Codes of the billing routes.
 var (
 	ErrNotConfigured = errs.New(errs.KindUnavailable, "BILLING_NOT_CONFIGURED", "No payment provider is configured; nothing was charged.")
-	ErrOwnerOnly     = errs.Msg(errs.Forbidden, "Only an owner of the house, signed in, may spend money.")
 	ErrBadSignature  = errs.Msg(errs.BadSignature, "The delivery's signature is missing, wrong or too old; nothing was written.")
 	ErrUnparseable   = errs.Msg(errs.Unparseable, "The delivery's body could not be read.")
 	ErrBadPack       = errs.New(errs.KindInvalid, "BAD_PACK", "pack must be one of the catalog's top-up packs: 100, 500 or 2000.")

@@ -52,9 +52,6 @@ type TakeAnswer struct {
 	Already    bool   `json:"already" description:"A repeat take of a face answered the house's open checkout again."`
 }
 
-// errViewerTakes refuses a viewer before anything is read.
-var errViewerTakes = errs.Msg(errs.Forbidden, "A viewer may look at the offerings but not take them.")
-
 // FaceClaimer is what a free take needs from persistence.
 type FaceClaimer interface {
 	// ClaimFace gives the house a live claim on a face.
@@ -96,18 +93,18 @@ func runs(p ledger.Plan, tier ledger.PlanTier) bool {
 	return p.Tier == tier && (p.Status == ledger.Active || p.Status == ledger.PastDue)
 }
 
-// AdmitTake refuses a viewer before anything is read.
-func AdmitTake(p auth.Principal) error {
-	if !p.Role.AtLeast(auth.Member) {
-		return errViewerTakes
-	}
-	return nil
-}
+// AdmitTake is who may take an offering: not a viewer (a take changes
+// what the house holds). The take methods ask it first; the take route
+// asks it before it looks anything up, since it asks other services too.
+func AdmitTake(p auth.Principal) error { return p.MayEdit() }
 
 // TakeFace takes a face the house may see: a free one is claimed now (no
 // money, so no entitlement: entitlements are paid orders); a priced one
 // opens the model checkout (an owner's session and a provider first).
 func (s *Service) TakeFace(ctx context.Context, claims FaceClaimer, p auth.Principal, f Face) (TakeAnswer, error) {
+	if err := AdmitTake(p); err != nil {
+		return TakeAnswer{}, err
+	}
 	out := TakeAnswer{Kind: OfferModel, ID: f.ID}
 	switch {
 	case f.Mine || f.Owned:
@@ -134,6 +131,9 @@ func (s *Service) TakeFace(ctx context.Context, claims FaceClaimer, p auth.Princ
 // session and a provider first). An unknown pack or tier is the one 404; the
 // plan the house runs is ALREADY_YOURS.
 func (s *Service) TakeOffer(ctx context.Context, p auth.Principal, kind, id string) (TakeAnswer, error) {
+	if err := AdmitTake(p); err != nil {
+		return TakeAnswer{}, err
+	}
 	out := TakeAnswer{Kind: kind, ID: id}
 	var open func() (Opened, error)
 	switch kind {

@@ -62,10 +62,13 @@ type ModelOpened struct {
 	Pending, OK, Already bool
 }
 
-// ModelCheckout opens (or answers again) the house's checkout for a face.
-// The route admits the owner's session and the provider first (Spend) and
-// finds the face the house may see.
+// ModelCheckout opens (or answers again) the house's checkout for a face:
+// an owner's session and a provider first (Spend; the route asks it too,
+// before it looks the face up), then the face as the house may see it.
 func (s *Service) ModelCheckout(ctx context.Context, p auth.Principal, f Face) (ModelOpened, error) {
+	if err := s.Spend(p); err != nil {
+		return ModelOpened{}, err
+	}
 	switch {
 	case f.Mine || f.Owned:
 		return ModelOpened{}, ErrAlreadyYours
@@ -103,8 +106,12 @@ func (s *Service) ModelCheckout(ctx context.Context, p auth.Principal, f Face) (
 
 // FaceGone answers a checkout click on a face the house may no longer see:
 // TAKEN when the house had an open checkout for it (another house's paid
-// order claimed it exclusively since), else the one 404.
+// order claimed it exclusively since), else the one 404. Only who may pay
+// (Spend) may learn it was taken: anyone else gets the 404.
 func (s *Service) FaceGone(ctx context.Context, p auth.Principal, faceID string) error {
+	if s.Spend(p) != nil {
+		return errs.NotFound
+	}
 	if _, ok, err := s.store.OpenFaceCheckout(ctx, p.HouseID, s.provider.Name(), faceID); err != nil {
 		return err
 	} else if ok {

@@ -106,11 +106,13 @@ func (s *Service) Provider() string {
 	return s.provider.Name()
 }
 
-// Spend admits a principal to a money route: an owner's session (403
-// otherwise), with a provider configured (503 otherwise), in that order.
+// Spend admits a principal to a money route: an owner's session (403,
+// auth's MayPay), with a provider configured (503 otherwise), in that
+// order. Every money method asks it first; the checkout routes ask it
+// before they read the body too (DECISIONS: 403 before anything is read).
 func (s *Service) Spend(p auth.Principal) error {
-	if p.Cred != auth.CredSession || p.Role != auth.Owner {
-		return ErrOwnerOnly
+	if err := p.MayPay(); err != nil {
+		return err
 	}
 	if s.provider == nil {
 		return ErrNotConfigured
@@ -132,8 +134,8 @@ type BillingEmail struct {
 // session only; the provider is told first when the house is its customer
 // (502 when it refuses), then the address is kept. No provider is needed.
 func (s *Service) SetEmail(ctx context.Context, p auth.Principal, in EmailRequest) (BillingEmail, error) {
-	if p.Cred != auth.CredSession || p.Role != auth.Owner {
-		return BillingEmail{}, ErrOwnerOnly
+	if err := p.MayPay(); err != nil {
+		return BillingEmail{}, err
 	}
 	email, err := account.NormalEmail(in.Email)
 	if err != nil {
@@ -180,6 +182,9 @@ type Opened struct {
 
 // TopUp opens a checkout for a pack.
 func (s *Service) TopUp(ctx context.Context, p auth.Principal, in TopUpRequest) (Opened, error) {
+	if err := s.Spend(p); err != nil {
+		return Opened{}, err
+	}
 	for _, pk := range s.opts.Prices.TopUps {
 		if itoa(pk.Tokens) == strings.TrimSpace(in.Pack) {
 			return s.open(ctx, p, Checkout{Kind: KindTopUp, Tokens: pk.Tokens, AmountCents: pk.PriceUSD * 100})
@@ -190,6 +195,9 @@ func (s *Service) TopUp(ctx context.Context, p auth.Principal, in TopUpRequest) 
 
 // Subscribe opens a checkout for a plan tier.
 func (s *Service) Subscribe(ctx context.Context, p auth.Principal, in SubscriptionRequest) (Opened, error) {
+	if err := s.Spend(p); err != nil {
+		return Opened{}, err
+	}
 	o, ok := s.opts.Prices.Plan(ledger.PlanTier(in.Tier))
 	if !ok || o.Tier == ledger.TierTrial {
 		return Opened{}, ErrBadTier
@@ -200,6 +208,9 @@ func (s *Service) Subscribe(ctx context.Context, p auth.Principal, in Subscripti
 // Custom opens a checkout for a number of tokens, priced at the smallest
 // pack's price per token (rounded up to a cent).
 func (s *Service) Custom(ctx context.Context, p auth.Principal, in CustomRequest) (Opened, error) {
+	if err := s.Spend(p); err != nil {
+		return Opened{}, err
+	}
 	n, ok := in.Tokens.Int()
 	if !ok || n < MinCustomTokens || n > MaxCustomTokens {
 		return Opened{}, ErrBadTokens
@@ -256,6 +267,9 @@ type PortalURL struct {
 
 // Portal opens the provider's customer portal for the house.
 func (s *Service) Portal(ctx context.Context, p auth.Principal) (PortalURL, error) {
+	if err := s.Spend(p); err != nil {
+		return PortalURL{}, err
+	}
 	cust, err := s.store.Customer(ctx, p.HouseID, s.provider.Name())
 	if err != nil {
 		return PortalURL{}, err
@@ -291,6 +305,9 @@ type Canceled struct {
 // CancelPlan asks the provider to cancel the house's subscription and,
 // only once it accepted, mirrors the plan as canceled with its end.
 func (s *Service) CancelPlan(ctx context.Context, p auth.Principal) (Canceled, error) {
+	if err := s.Spend(p); err != nil {
+		return Canceled{}, err
+	}
 	plan, err := s.store.Plan(ctx, p.HouseID)
 	if err != nil {
 		return Canceled{}, err

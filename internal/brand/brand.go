@@ -41,8 +41,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"studio/internal/errs"
 )
 
 // Bounds of a profile.
@@ -232,9 +230,3 @@ func (r PatchRequest) apply(p *Profile) {
 	}
 	p.Clamp()
 }
-
-// Codes of the brand routes.
-var (
-	// ErrCannotEdit refuses a viewer a change of the profile or a DNA read.
-	ErrCannotEdit = errs.Msg(errs.Forbidden, "A viewer may read the brand profile but not change it.")
-)

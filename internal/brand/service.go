@@ -78,8 +78,8 @@ func (s *Service) profile(ctx context.Context, house string) (Profile, error) {
 
 // Patch merges in into the profile and clamps it. A viewer may not.
 func (s *Service) Patch(ctx context.Context, p auth.Principal, in PatchRequest) (Profile, error) {
-	if !p.CanEdit() {
-		return Profile{}, ErrCannotEdit
+	if err := p.MayEdit(); err != nil {
+		return Profile{}, err
 	}
 	pr, err := s.store.EditProfile(ctx, p.HouseID, func(pr *Profile) { in.apply(pr) })
 	if err != nil {
@@ -89,23 +89,14 @@ func (s *Service) Patch(ctx context.Context, p auth.Principal, in PatchRequest) 
 	return pr, nil
 }
 
-// CanRead refuses a principal that may not read the house's DNA: a viewer
-// may neither edit the profile nor spend tokens. The HTTP layer asks
-// before it reads the form.
-func CanRead(p auth.Principal) error {
-	if !p.CanEdit() || !p.CanSpend() {
-		return ErrCannotEdit
-	}
-	return nil
-}
-
 // ReadDNA reads the house's visual DNA from photographs and stores it,
 // answering the profile and what the read charged. The first successful
 // read of a house is free; each later one holds RereadPrice before the
 // model is asked, posted with the read and voided when it fails. Nothing
-// is held when the request is refused or the endpoint is unconfigured.
+// is held when the request is refused or the endpoint is unconfigured. A
+// viewer may not: a read changes the profile (and may spend tokens).
 func (s *Service) ReadDNA(ctx context.Context, p auth.Principal, req DNARequest) (Profile, int64, error) {
-	if err := CanRead(p); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Profile{}, 0, err
 	}
 	in, err := req.check()
@@ -218,9 +209,10 @@ func (s *Service) look(ctx context.Context, in dnaInput) ([][]byte, []Sample, er
 	return previews, samples, nil
 }
 
-// CanEditMarks refuses a viewer any change of the house's marks.
-func CanEditMarks(p auth.Principal) error {
-	if !p.CanEdit() {
+// mayEditMarks refuses a viewer any change of the house's marks, with the
+// marks' own code (SPEC: role_cannot_edit_marks).
+func mayEditMarks(p auth.Principal) error {
+	if p.MayEdit() != nil {
 		return ErrCannotEditMarks
 	}
 	return nil
@@ -256,7 +248,7 @@ func (s *Service) Marks(ctx context.Context, p auth.Principal, collection string
 // Register registers a mark of the house set or of a collection's
 // override. It is free.
 func (s *Service) Register(ctx context.Context, p auth.Principal, in RegisterRequest) (Mark, error) {
-	if err := CanEditMarks(p); err != nil {
+	if err := mayEditMarks(p); err != nil {
 		return Mark{}, err
 	}
 	m := Mark{ID: uuid.Must(uuid.NewV7()).String(), AssetID: *in.AssetID, CollectionID: in.CollectionID,
@@ -269,7 +261,7 @@ func (s *Service) Register(ctx context.Context, p auth.Principal, in RegisterReq
 
 // PatchMark changes a mark; an empty patch answers it unchanged.
 func (s *Service) PatchMark(ctx context.Context, p auth.Principal, id string, in MarkPatch) (Mark, error) {
-	if err := CanEditMarks(p); err != nil {
+	if err := mayEditMarks(p); err != nil {
 		return Mark{}, err
 	}
 	if in.Empty() {
@@ -280,7 +272,7 @@ func (s *Service) PatchMark(ctx context.Context, p auth.Principal, id string, in
 
 // DeleteMark removes a mark; its asset stays in the library.
 func (s *Service) DeleteMark(ctx context.Context, p auth.Principal, id string) error {
-	if err := CanEditMarks(p); err != nil {
+	if err := mayEditMarks(p); err != nil {
 		return err
 	}
 	return s.store.DeleteMark(ctx, p.HouseID, id)

@@ -36,8 +36,8 @@ type FaceCasts interface {
 // model the house may see (an exclusive face another house holds is one);
 // ErrNotUsable for a face it may not use.
 func (s *Service) CastAsset(ctx context.Context, p auth.Principal, id string) (string, error) {
-	if !p.CanEdit() {
-		return "", errViewer
+	if err := p.MayEdit(); err != nil {
+		return "", err
 	}
 	o, err := s.store.OwnModel(ctx, p.HouseID, id)
 	if err == nil {

@@ -58,7 +58,6 @@ var (
 	ErrBadAssetIDs  = errs.With(errs.Msg(asset.ErrBadAssetIDs, "assetIds must be 1 to 12 distinct asset ids."), "max", MaxAssets)
 	ErrBadSheetIDs  = errs.With(errs.Msg(asset.ErrBadAssetIDs, "sheetAssetIds must be at most 12 distinct asset ids."), "max", MaxAssets)
 	ErrNotYours     = errs.Msg(errs.Forbidden, "Only a model the house made itself can be changed.")
-	errViewer       = errs.Msg(errs.Forbidden, "A viewer may look at the casting board but not change it.")
 )
 
 // Traits are a model's editable traits. A PATCH merges them: a trait it

@@ -256,8 +256,8 @@ func (r *OwnRequest) Validate() error {
 // the model, its dossier and the collage's row are written together. It
 // is free; a refusal or a failure leaves nothing behind.
 func (s *Service) CreateOwn(ctx context.Context, p auth.Principal, in OwnRequest) (Model, error) {
-	if !p.CanEdit() {
-		return Model{}, errViewer
+	if err := p.MayEdit(); err != nil {
+		return Model{}, err
 	}
 	files, err := s.store.LiveAssets(ctx, p.HouseID, in.AssetIDs)
 	if err != nil {
@@ -357,8 +357,8 @@ func (r *PatchRequest) Validate() error {
 // Patch changes an own model's sheets and traits; a catalogue face is
 // FORBIDDEN, and a face the house may not see the one NOT_FOUND.
 func (s *Service) Patch(ctx context.Context, p auth.Principal, id string, in PatchRequest) (Model, error) {
-	if !p.CanEdit() {
-		return Model{}, errViewer
+	if err := p.MayEdit(); err != nil {
+		return Model{}, err
 	}
 	if _, err := s.store.OwnModel(ctx, p.HouseID, id); errors.Is(err, errs.NotFound) {
 		if _, err := s.store.Face(ctx, p.HouseID, id); err != nil {

@@ -194,17 +194,18 @@ func (v *visitor) principal() auth.Principal {
 		Email: v.User.Email, PlatformAdmin: v.Operator}
 }
 
-// CanSpend, CanEdit and CanMintKeys are the auth predicates, for showing
-// only the buttons the API would accept.
-func (v *visitor) CanSpend() bool    { return v.principal().CanSpend() }
-func (v *visitor) CanEdit() bool     { return v.principal().CanEdit() }
-func (v *visitor) CanMintKeys() bool { return v.principal().CanMintKeys() }
+// CanSpend, CanEdit, CanMintKeys, Runs and Owns ask auth's role rules,
+// the ones the services decide by, for showing only the buttons the API
+// would accept.
+func (v *visitor) CanSpend() bool    { return v.principal().MaySpend() == nil }
+func (v *visitor) CanEdit() bool     { return v.principal().MayEdit() == nil }
+func (v *visitor) CanMintKeys() bool { return v.principal().MayMintKeys() == nil }
 
 // Runs says whether the seat runs the house (admin and owner).
-func (v *visitor) Runs() bool { return v.House.Role.AtLeast(auth.Admin) }
+func (v *visitor) Runs() bool { return v.House.Role.MayManage() == nil }
 
 // Owns says whether the seat is the house's owner (money).
-func (v *visitor) Owns() bool { return v.House.Role == auth.Owner }
+func (v *visitor) Owns() bool { return v.principal().MayPay() == nil }
 
 // errSignIn sends a signed-out visitor to the sign-in page and back.
 var errSignIn = errors.New("console: sign in first")

@@ -24,8 +24,6 @@ import (
 // ErrBadHistory refuses a history outside 0 to MaxHistory.
 var ErrBadHistory = errs.New(errs.KindInvalid, "BAD_HISTORY", "history must be a whole number from 0 to 20.")
 
-var forbidden = errs.Msg(errs.Forbidden, "This route is for platform administrators.")
-
 // maxFailed is how many failed develops of one window are grouped at most.
 const maxFailed = 5000
 
@@ -43,17 +41,10 @@ func NewService(store Store, writer Writer, now func() time.Time) *Service {
 	return &Service{store: store, writer: writer, now: now}
 }
 
-func ensure(p auth.Principal) error {
-	if !ops.Operator(p) {
-		return forbidden
-	}
-	return nil
-}
-
 // Read answers the latest digest, up to history previous digests'
 // headlines and the cadence, and logs the read. It computes nothing.
 func (s *Service) Read(ctx context.Context, p auth.Principal, history int) (View, error) {
-	if err := ensure(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return View{}, err
 	}
 	if history < 0 || history > MaxHistory {
@@ -88,7 +79,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, history int) (View
 // SetCadence stores the cadence's hours and, when given, whether it runs
 // on its own.
 func (s *Service) SetCadence(ctx context.Context, p auth.Principal, in CadenceRequest) (Cadence, error) {
-	if err := ensure(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return Cadence{}, err
 	}
 	if err := in.Validate(); err != nil {
@@ -101,7 +92,7 @@ func (s *Service) SetCadence(ctx context.Context, p auth.Principal, in CadenceRe
 // hours (nothing computed, no model asked), else computes and stores a new
 // one.
 func (s *Service) Run(ctx context.Context, p auth.Principal) (RunResult, error) {
-	if err := ensure(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return RunResult{}, err
 	}
 	// The model's answer is paid for once asked: a client that goes away

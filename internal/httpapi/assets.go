@@ -110,8 +110,8 @@ func assetsQuery(in AssetsQuery) (asset.ListQuery, error) {
 
 func (s *Server) uploadAsset(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := asset.CanChange(p); err != nil {
-		return err // before a byte of the body is read
+	if err := p.MayEdit(); err != nil {
+		return err // an upload: refused before a byte of it is read (Upload decides the same)
 	}
 	u, err := readUpload(w, r)
 	if err != nil {

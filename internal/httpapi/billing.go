@@ -80,11 +80,7 @@ func (s *Server) checkoutCustom(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) portal(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
-	out, err := s.svc.Billing.Portal(r.Context(), p)
+	out, err := s.svc.Billing.Portal(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -92,11 +88,7 @@ func (s *Server) portal(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
-	out, err := s.svc.Billing.CancelPlan(r.Context(), p)
+	out, err := s.svc.Billing.CancelPlan(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -121,8 +113,8 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) billingEmail(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if p.Cred != auth.CredSession || p.Role != auth.Owner {
-		return billing.ErrOwnerOnly // before the body is read
+	if err := p.MayPay(); err != nil {
+		return err // money: refused before the body is read, as a checkout is (SetEmail decides the same)
 	}
 	in, err := decode[billing.EmailRequest](w, r)
 	if err != nil {

@@ -65,9 +65,6 @@ func (s *Server) takeOffering(w http.ResponseWriter, r *http.Request) error {
 		var m casting.Model
 		m, err = s.svc.Casting.Get(r.Context(), p, id)
 		if errors.Is(err, errs.NotFound) {
-			if s.svc.Billing.Spend(p) != nil { // only a checkout's owner may learn it was taken
-				return errs.NotFound
-			}
 			return s.svc.Billing.FaceGone(r.Context(), p, id)
 		} else if err != nil {
 			return err

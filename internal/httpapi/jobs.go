@@ -88,8 +88,8 @@ const maxField = 64 << 10
 
 func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanSpend() {
-		return errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	if err := p.MaySpend(); err != nil {
+		return err // an upload: refused before a byte of it is read (Submit decides the same)
 	}
 	in, err := readSubmit(w, r)
 	if err != nil {

@@ -40,9 +40,6 @@ func (s *Server) getVerdict(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) labelVerdict(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not answer verdicts.")
-	}
 	in, err := decode[judge.LabelRequest](w, r)
 	if err != nil {
 		return err
@@ -56,9 +53,6 @@ func (s *Server) labelVerdict(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) redraw(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanSpend() {
-		return errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
-	}
 	in, err := decode[judge.RedrawRequest](w, r)
 	if err != nil {
 		return err
@@ -73,9 +67,6 @@ func (s *Server) redraw(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) take(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanSpend() {
-		return errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
-	}
 	in, err := decode[judge.TakeRequest](w, r)
 	if err != nil {
 		return err
@@ -101,9 +92,6 @@ func (s *Server) listNotes(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) createNote(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not set standing notes.")
-	}
 	in, err := decode[judge.NoteRequest](w, r)
 	if err != nil {
 		return err
@@ -121,9 +109,6 @@ func (s *Server) createNote(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) patchNote(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not retire or change standing notes.")
-	}
 	in, err := decode[judge.NotePatch](w, r)
 	if err != nil {
 		return err

@@ -32,8 +32,8 @@ var laneForm = formSpec{
 
 // laneImage reads the image of a multipart lane, refusing a viewer first.
 func laneImage(w http.ResponseWriter, r *http.Request, missing error) (lane.Image, string, error) {
-	if err := lane.CanSpend(auth.From(r.Context())); err != nil {
-		return lane.Image{}, "", err // before a byte of the body is read
+	if err := auth.From(r.Context()).MaySpend(); err != nil {
+		return lane.Image{}, "", err // an upload: refused before a byte of it is read (every lane decides the same)
 	}
 	f, err := readForm(w, r, laneForm)
 	if err != nil {
@@ -109,9 +109,6 @@ func (s *Server) laneRemoveBackground(w http.ResponseWriter, r *http.Request) er
 
 func (s *Server) laneSegment(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := lane.CanSpend(p); err != nil {
-		return err
-	}
 	in, err := decode[lane.SegmentRequest](w, r)
 	if err != nil {
 		return err
@@ -125,42 +122,35 @@ func (s *Server) laneSegment(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) laneFace(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	var im lane.Image
+	var out lane.Face
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
-		var err error
-		if im, _, err = laneImage(w, r, errs.ImageRequired); err != nil {
+		im, _, err := laneImage(w, r, errs.ImageRequired)
+		if err != nil {
+			return err
+		}
+		if out, err = s.svc.Lanes.FaceFeatures(r.Context(), p, im); err != nil {
 			return err
 		}
 	} else {
-		if err := lane.CanSpend(p); err != nil {
-			return err
-		}
 		in, err := decode[FaceRequest](w, r)
 		if err != nil {
 			return err
 		}
-		if im, err = s.svc.Lanes.ImageAt(r.Context(), p, in.ImageURL); err != nil {
+		if out, err = s.svc.Lanes.FaceFeaturesAt(r.Context(), p, in.ImageURL); err != nil {
 			return err
 		}
-	}
-	out, err := s.svc.Lanes.FaceFeatures(r.Context(), p, im)
-	if err != nil {
-		return err
 	}
 	return encode(w, http.StatusOK, out)
 }
 
-// textTool is the handler of a text tool: viewer 403, the body, the tool.
+// textTool is the handler of a text tool: the body, the tool (which
+// refuses a viewer first).
 func textTool[In, Out any](w http.ResponseWriter, r *http.Request, run func(context.Context, auth.Principal, In) (Out, error)) error {
-	p := auth.From(r.Context())
-	if err := lane.CanSpend(p); err != nil {
-		return err
-	}
 	in, err := decode[In](w, r)
 	if err != nil {
 		return err
 	}
-	out, err := run(r.Context(), p, in)
+	out, err := run(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}

@@ -234,8 +234,10 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, class Class) 
 	if !safeMethod(r.Method) && !s.sameOrigin(r) {
 		return auth.Principal{}, account.Session{}, s.badOrigin()
 	}
-	if class == PlatformAdmin && !p.PlatformAdmin {
-		return auth.Principal{}, account.Session{}, errs.Msg(errs.Forbidden, "This route is for platform administrators.")
+	if class == PlatformAdmin {
+		if err := p.MayOperate(); err != nil {
+			return auth.Principal{}, account.Session{}, err
+		}
 	}
 	if renewed {
 		s.setSessionCookie(w, c.Value, sess)

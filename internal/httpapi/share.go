@@ -43,9 +43,6 @@ func (s *Server) listShares(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) mintShare(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not share frames.")
-	}
 	in, err := decode[share.MintRequest](w, r)
 	if err != nil {
 		return err

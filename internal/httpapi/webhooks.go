@@ -20,8 +20,8 @@ type DeliveriesBody struct {
 }
 
 func (s *Server) webhooksRoutes() []Route {
-	manage := []*errs.Error{webhook.ErrForbidden}
-	byID := []*errs.Error{webhook.ErrForbidden, errs.NotFound}
+	manage := []*errs.Error{auth.ErrNotAdmin}
+	byID := []*errs.Error{auth.ErrNotAdmin, errs.NotFound}
 	return []Route{
 		{Method: "GET", Path: "/api/toolkit/webhooks", Class: KeyOrSession, Tag: "webhooks",
 			Summary: "The house's webhook endpoints, oldest first, without secrets (owner or admin)",
@@ -29,7 +29,7 @@ func (s *Server) webhooksRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/webhooks", Class: KeyOrSession, Tag: "webhooks",
 			Summary: "Register an https endpoint for develop.done and/or verdict.written; the whsec_ secret is shown once (owner or admin)",
 			In:      webhook.CreateRequest{}, Out: []Out{{Status: 201, Body: webhook.Created{}}},
-			Errors: []*errs.Error{urlguard.ErrBadURL, webhook.ErrForbidden, webhook.ErrTooManyEndpoints}, Handler: s.createWebhook},
+			Errors: []*errs.Error{urlguard.ErrBadURL, auth.ErrNotAdmin, webhook.ErrTooManyEndpoints}, Handler: s.createWebhook},
 		{Method: "DELETE", Path: "/api/toolkit/webhooks/{id}", Class: KeyOrSession, Tag: "webhooks",
 			Summary: "Delete an endpoint; its queued deliveries are drained and nothing reaches it after this answer (owner or admin)",
 			Out:     []Out{{Status: 200, Body: webhook.Deleted{}}}, Errors: byID, Handler: s.deleteWebhook},
@@ -51,15 +51,11 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
-	p := auth.From(r.Context())
-	if !p.Role.AtLeast(auth.Admin) { // refused before the body is read
-		return webhook.ErrForbidden
-	}
 	in, err := decode[webhook.CreateRequest](w, r)
 	if err != nil {
 		return err
 	}
-	c, err := s.svc.Hooks.Create(r.Context(), p, in)
+	c, err := s.svc.Hooks.Create(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}

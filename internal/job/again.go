@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"studio/internal/auth"
-	"studio/internal/errs"
 	"studio/internal/tool"
 	"studio/internal/ts"
 )
@@ -66,8 +65,8 @@ func lostInputs(src Job) bool {
 // with the same request replays the first job with no second hold, with
 // another request it is IDEMPOTENCY_KEY_REUSED.
 func (s *Service) Enqueue(ctx context.Context, p auth.Principal, j Job) (Receipt, error) {
-	if !p.CanSpend() {
-		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	if err := p.MaySpend(); err != nil {
+		return Receipt{}, err
 	}
 	if rec, found, err := s.replay(ctx, p, j.IdempotencyKey, j.Fingerprint); found || err != nil {
 		return rec, err

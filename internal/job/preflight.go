@@ -96,8 +96,8 @@ func (s *Service) Preflight(ctx context.Context, p auth.Principal, in SubmitRequ
 		out.Problems = append(out.Problems, pr)
 		return nil
 	}
-	if !p.CanSpend() {
-		_ = add(errs.Msg(errs.Forbidden, "A viewer may not spend tokens: submit needs a member key or seat."))
+	if err := p.MaySpend(); err != nil {
+		_ = add(err)
 	}
 	if err := CheckKey(in.IdempotencyKey); err != nil {
 		_ = add(err)

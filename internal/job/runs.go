@@ -64,8 +64,8 @@ type RunCancel struct {
 // CancelRun cancels a run's queued frames and releases their holds;
 // rendering frames finish and cost. Runs older than 30 days are NOT_FOUND.
 func (s *Service) CancelRun(ctx context.Context, p auth.Principal, id string) (RunCancel, error) {
-	if !p.CanSpend() {
-		return RunCancel{}, errs.Msg(errs.Forbidden, "A viewer may not cancel develops.")
+	if err := p.MayEdit(); err != nil {
+		return RunCancel{}, err
 	}
 	run, err := s.findRun(ctx, p.HouseID, id)
 	if err != nil {
@@ -123,8 +123,8 @@ func (s *Service) Duplicate(ctx context.Context, p auth.Principal, id, idempoten
 	if err != nil {
 		return Receipt{}, err
 	}
-	if !p.CanSpend() {
-		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	if err := p.MaySpend(); err != nil {
+		return Receipt{}, err
 	}
 	if !s.engines.Can(src.Tool) {
 		return Receipt{}, ErrUnknownToolRun

@@ -271,8 +271,8 @@ func andList(names []string) string {
 // queues the job; the same idempotency key returns the same job with no
 // second hold, and with a different request is IDEMPOTENCY_KEY_REUSED.
 func (s *Service) Submit(ctx context.Context, p auth.Principal, in SubmitRequest) (Receipt, error) {
-	if !p.CanSpend() {
-		return Receipt{}, errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
+	if err := p.MaySpend(); err != nil {
+		return Receipt{}, err
 	}
 	if err := CheckKey(in.IdempotencyKey); err != nil {
 		return Receipt{}, err
@@ -455,8 +455,8 @@ type CancelResult struct {
 // Cancel cancels a queued job and releases its hold. A rendering frame
 // finishes and still costs; a settled one is unchanged.
 func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (CancelResult, error) {
-	if !p.CanSpend() {
-		return CancelResult{}, errs.Msg(errs.Forbidden, "A viewer may not cancel develops.")
+	if err := p.MayEdit(); err != nil {
+		return CancelResult{}, err
 	}
 	j, err := s.store.Job(ctx, p.HouseID, id)
 	if err != nil {

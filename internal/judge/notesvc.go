@@ -39,8 +39,8 @@ func (s *Service) Notes(ctx context.Context, p auth.Principal) ([]Note, error) {
 // note). The same sentence already standing on the same scope answers that
 // note, created false.
 func (s *Service) CreateNote(ctx context.Context, p auth.Principal, in NoteRequest) (Note, bool, error) {
-	if !p.CanEdit() {
-		return Note{}, false, errViewerMayNotEdit
+	if err := p.MayEdit(); err != nil {
+		return Note{}, false, err
 	}
 	said, err := text(in.Text)
 	if err != nil {
@@ -85,8 +85,8 @@ func (s *Service) CreateNote(ctx context.Context, p auth.Principal, in NoteReque
 // PatchNote retires a note or narrows its scope to a part of it. A patch
 // that changes nothing, or that would widen the scope, is refused.
 func (s *Service) PatchNote(ctx context.Context, p auth.Principal, id string, in NotePatch) (Note, error) {
-	if !p.CanEdit() {
-		return Note{}, errViewerMayNotEdit
+	if err := p.MayEdit(); err != nil {
+		return Note{}, err
 	}
 	var narrow []string
 	if in.ScopeTools != nil {

@@ -58,15 +58,15 @@ func Correction(v Verdict) string {
 // futile, or that the judge could not read, is refused and nothing is
 // charged.
 func (s *Service) Redraw(ctx context.Context, p auth.Principal, in RedrawRequest) (Redrawn, error) {
+	if err := p.MaySpend(); err != nil {
+		return Redrawn{}, err
+	}
 	in.JobID = strings.TrimSpace(in.JobID)
 	if in.JobID == "" {
 		return Redrawn{}, ErrJobIDRequired
 	}
 	if err := job.CheckKey(in.IdempotencyKey); err != nil {
 		return Redrawn{}, err
-	}
-	if !p.CanSpend() {
-		return Redrawn{}, errViewerMayNotSpend
 	}
 	src, err := s.store.Job(ctx, p.HouseID, in.JobID)
 	if err != nil {
@@ -203,6 +203,9 @@ type Standing struct {
 // IDEMPOTENCY_KEY_REUSED. When the same direction was given before (see
 // Normalise), the answer offers it as a standing note.
 func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (Taken, error) {
+	if err := p.MaySpend(); err != nil {
+		return Taken{}, err
+	}
 	var ids []string
 	for _, id := range in.JobIDs {
 		if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
@@ -221,9 +224,6 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 	}
 	if err := job.CheckKey(in.IdempotencyKey); err != nil {
 		return Taken{}, err
-	}
-	if !p.CanSpend() {
-		return Taken{}, errViewerMayNotSpend
 	}
 	fp := takeFingerprint(ids, said)
 	if in.IdempotencyKey != "" {

@@ -149,15 +149,13 @@ const MaxBatch = 50
 
 // Codes of the verdict routes.
 var (
-	ErrJobIDsRequired    = errs.Msg(errs.JobIDsRequired, "Name at least one job id.")
-	ErrJobIDRequired     = errs.New(errs.KindInvalid, "JOB_ID_REQUIRED", "Name the frame to redraw.")
-	ErrAgreesRequired    = errs.New(errs.KindInvalid, "AGREES_REQUIRED", "agrees is required: true or false.")
-	ErrRatingOutOfRange  = errs.New(errs.KindInvalid, "RATING_OUT_OF_RANGE", "rating is a whole number from 1 to 5, or null.")
-	ErrNotDeveloped      = errs.New(errs.KindConflict, "NOT_DEVELOPED", "The frame is not developed yet.")
-	ErrRedrawRefused     = errs.New(errs.KindConflict, "REDRAW_REFUSED", "A redraw cannot mend this frame, so none is charged.")
-	errNoteTooLong       = errs.Msg(errs.BadBody, "note is at most 2000 characters.")
-	errViewerMayNotSpend = errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
-	errViewerMayNotEdit  = errs.Msg(errs.Forbidden, "A viewer may not answer verdicts or set standing notes.")
+	ErrJobIDsRequired   = errs.Msg(errs.JobIDsRequired, "Name at least one job id.")
+	ErrJobIDRequired    = errs.New(errs.KindInvalid, "JOB_ID_REQUIRED", "Name the frame to redraw.")
+	ErrAgreesRequired   = errs.New(errs.KindInvalid, "AGREES_REQUIRED", "agrees is required: true or false.")
+	ErrRatingOutOfRange = errs.New(errs.KindInvalid, "RATING_OUT_OF_RANGE", "rating is a whole number from 1 to 5, or null.")
+	ErrNotDeveloped     = errs.New(errs.KindConflict, "NOT_DEVELOPED", "The frame is not developed yet.")
+	ErrRedrawRefused    = errs.New(errs.KindConflict, "REDRAW_REFUSED", "A redraw cannot mend this frame, so none is charged.")
+	errNoteTooLong      = errs.Msg(errs.BadBody, "note is at most 2000 characters.")
 )
 
 // Verdict returns one verdict of the caller's house.
@@ -214,8 +212,8 @@ const MaxAnswerNote = 2000
 
 // Answer records the house's answer to a verdict: the last answer wins.
 func (s *Service) Answer(ctx context.Context, p auth.Principal, jobID string, in LabelRequest) (Label, error) {
-	if !p.CanEdit() {
-		return Label{}, errViewerMayNotEdit
+	if err := p.MayEdit(); err != nil {
+		return Label{}, err
 	}
 	if in.Agrees == nil {
 		return Label{}, ErrAgreesRequired

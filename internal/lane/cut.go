@@ -33,6 +33,9 @@ type Picture struct {
 // Depth makes a depth map of a picture with fal (503 FAL_NOT_CONFIGURED
 // without it: the local engine has no depth model).
 func (s *Service) Depth(ctx context.Context, p auth.Principal, im Image) (Picture, error) {
+	if err := p.MaySpend(); err != nil {
+		return Picture{}, err
+	}
 	if s.opts.Fal == nil {
 		return Picture{}, errs.Msg(errs.FalNotConfigured, "A depth map needs the fal engine, which is not configured.")
 	}
@@ -123,6 +126,9 @@ func finite(v ...float64) bool {
 // to the box and a margin, whose border is the ground) or the point (the
 // separated part under it), delivered only when it is confident.
 func (s *Service) Segment(ctx context.Context, p auth.Principal, in SegmentRequest) (Cutout, error) {
+	if err := p.MaySpend(); err != nil {
+		return Cutout{}, err
+	}
 	im, err := s.ImageAt(ctx, p, in.ImageURL)
 	if err != nil {
 		return Cutout{}, err
@@ -368,6 +374,9 @@ func tierOf(w, h int) ledger.Tier {
 // the hold posted with the row. The price is the remove-background tool's
 // at the tier of the picture's size.
 func (s *Service) RemoveBackground(ctx context.Context, p auth.Principal, im Image, filename string) (Removed, error) {
+	if err := p.MaySpend(); err != nil {
+		return Removed{}, err
+	}
 	const tool = "remove-background"
 	if s.opts.Engine == nil || !s.opts.Engine.Can(tool) {
 		return Removed{}, errs.FalNotConfigured

@@ -3,9 +3,10 @@
 // tools (inspiration-keywords, midjourney-prompts, prompt-builder,
 // prompt-enhancer) and the image lanes (depth, segment, remove-background).
 //
-// Every lane runs the same way: a viewer is refused (403) before the body is
-// read; the input is checked (400, 413); the provider is checked (503
-// AI_NOT_CONFIGURED or FAL_NOT_CONFIGURED); the lane's price is held (402
+// Every lane runs the same way: a viewer is refused (403) first (auth's
+// MaySpend; the HTTP layer asks it before it reads an upload); the input
+// is checked (400, 413); the provider is checked (503 AI_NOT_CONFIGURED or
+// FAL_NOT_CONFIGURED); the lane's price is held (402
 // INSUFFICIENT_TOKENS with need, spendable and held); the provider is asked;
 // the hold is posted when the answer is delivered and voided on any
 // failure, so a failed call charges nothing. Prices are the live table's
@@ -144,14 +145,6 @@ var (
 	ErrSubjectRequired     = errs.New(errs.KindInvalid, "SUBJECT_REQUIRED", "subject is required.")
 	ErrPromptRequired      = errs.New(errs.KindInvalid, "PROMPT_REQUIRED", "prompt is required.")
 )
-
-// CanSpend refuses a viewer: every lane spends tokens.
-func CanSpend(p auth.Principal) error {
-	if !p.CanSpend() {
-		return errs.Msg(errs.Forbidden, "A viewer may not spend tokens.")
-	}
-	return nil
-}
 
 // price is a lane's price in the live table: a flat lane or text tool, or
 // (remove-background) the tool's 1k price.

@@ -84,6 +84,9 @@ const keywordsPrompt = `You are a fashion art director. Turn a vibe into inspira
 
 // InspirationKeywords turns a vibe into grouped keywords.
 func (s *Service) InspirationKeywords(ctx context.Context, p auth.Principal, in KeywordsRequest) (Keywords, error) {
+	if err := p.MaySpend(); err != nil {
+		return Keywords{}, err
+	}
 	vibe, err := text("vibe", in.Vibe, ErrVibeRequired)
 	if err != nil {
 		return Keywords{}, err
@@ -135,6 +138,9 @@ Vary the shots (full-length, detail, movement, environment). Answer exactly the 
 
 // MidjourneyPrompts writes a shot list of prompts.
 func (s *Service) MidjourneyPrompts(ctx context.Context, p auth.Principal, in ShotsRequest) (Shots, error) {
+	if err := p.MaySpend(); err != nil {
+		return Shots{}, err
+	}
 	desc, err := text("description", in.Description, ErrDescriptionRequired)
 	if err != nil {
 		return Shots{}, err
@@ -191,6 +197,9 @@ the subject and garments first, then setting, light, lens and framing, mood. One
 
 // PromptBuilder writes a prompt from a subject and a vibe.
 func (s *Service) PromptBuilder(ctx context.Context, p auth.Principal, in BuildRequest) (Built, error) {
+	if err := p.MaySpend(); err != nil {
+		return Built{}, err
+	}
 	subject, err := text("subject", in.Subject, ErrSubjectRequired)
 	if err != nil {
 		return Built{}, err
@@ -236,6 +245,9 @@ characters) and 1 to 6 short notes on what you changed and why.`
 
 // PromptEnhancer improves a prompt.
 func (s *Service) PromptEnhancer(ctx context.Context, p auth.Principal, in EnhanceRequest) (Enhanced, error) {
+	if err := p.MaySpend(); err != nil {
+		return Enhanced{}, err
+	}
 	prompt, err := text("prompt", in.Prompt, ErrPromptRequired)
 	if err != nil {
 		return Enhanced{}, err

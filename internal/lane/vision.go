@@ -57,6 +57,9 @@ func aiError(err error) error {
 // DescribeItem names an item and files its kind with the upload's
 // classify=1 reader.
 func (s *Service) DescribeItem(ctx context.Context, p auth.Principal, im Image) (Item, error) {
+	if err := p.MaySpend(); err != nil {
+		return Item{}, err
+	}
 	if err := s.configured(); err != nil {
 		return Item{}, err
 	}
@@ -123,6 +126,9 @@ List at most 30 items, the most prominent first. An image without fashion items 
 // DetectItems finds the items of a picture and their boxes. The model is
 // shown the stored pixel matrix as it is, so the boxes are in it.
 func (s *Service) DetectItems(ctx context.Context, p auth.Principal, im Image) (Items, error) {
+	if err := p.MaySpend(); err != nil {
+		return Items{}, err
+	}
 	if err := s.configured(); err != nil {
 		return Items{}, err
 	}
@@ -214,6 +220,9 @@ Each field is at most 160 characters. When no face is visible, every field is ""
 
 // ExtractCharacter reads the traits of the face in a picture.
 func (s *Service) ExtractCharacter(ctx context.Context, p auth.Principal, im Image) (Character, error) {
+	if err := p.MaySpend(); err != nil {
+		return Character{}, err
+	}
 	if err := s.configured(); err != nil {
 		return Character{}, err
 	}
@@ -266,8 +275,24 @@ var faceSchema = map[string]any{
 const facePrompt = `You list the visible features of the face in a photograph as keywords for an image generator, in English: face shape, brows, eyes, nose, lips, jaw, skin, hair, expression.
 faceDetected is true only when a human face is clearly visible. Give exactly 20 distinct keywords of at most 40 characters each, most telling first; none when no face is visible.`
 
+// FaceFeaturesAt lists keywords of the face in the picture an imageUrl
+// names (ImageAt), a viewer refused first.
+func (s *Service) FaceFeaturesAt(ctx context.Context, p auth.Principal, imageURL string) (Face, error) {
+	if err := p.MaySpend(); err != nil {
+		return Face{}, err
+	}
+	im, err := s.ImageAt(ctx, p, imageURL)
+	if err != nil {
+		return Face{}, err
+	}
+	return s.FaceFeatures(ctx, p, im)
+}
+
 // FaceFeatures lists keywords of the face in a picture.
 func (s *Service) FaceFeatures(ctx context.Context, p auth.Principal, im Image) (Face, error) {
+	if err := p.MaySpend(); err != nil {
+		return Face{}, err
+	}
 	if err := s.configured(); err != nil {
 		return Face{}, err
 	}

@@ -48,8 +48,8 @@ func (s *Service) Catalog() Catalog { return s.prices.Catalog() }
 // Balance returns the house's balance. Every seat may read it, a viewer
 // too; a session whose seat in its active house is gone may not.
 func (s *Service) Balance(ctx context.Context, p auth.Principal) (Balance, error) {
-	if !p.Role.Valid() || p.HouseID == "" {
-		return Balance{}, errs.Msg(errs.Forbidden, "You hold no seat in this house.")
+	if err := p.MayRead(); err != nil {
+		return Balance{}, err
 	}
 	return s.store.Balance(ctx, p.HouseID)
 }
@@ -59,8 +59,8 @@ func (s *Service) Balance(ctx context.Context, p auth.Principal) (Balance, error
 // session, not of the user, so the one house that is always and only theirs
 // is the one credited. Only a platform administrator's session may grant.
 func (s *Service) Grant(ctx context.Context, p auth.Principal, in GrantRequest) (Granted, error) {
-	if !p.PlatformAdmin || p.Cred != auth.CredSession {
-		return Granted{}, errs.Msg(errs.Forbidden, "This route is for platform administrators.")
+	if err := p.MayOperate(); err != nil {
+		return Granted{}, err
 	}
 	return s.grant(ctx, p.UserID, in)
 }

@@ -139,10 +139,19 @@ func (s *Service) Postures(ctx context.Context, p auth.Principal) (PosturesView,
 	return PosturesView{Library: lib, Axes: Axes, RegisterConstraints: RegisterConstraints, Prefs: prefs}, nil
 }
 
+// mayEditPostures refuses a viewer any change of the posture prefs, with
+// their own code (SPEC: role_cannot_edit_postures).
+func mayEditPostures(p auth.Principal) error {
+	if p.MayEdit() != nil {
+		return ErrCantEdit
+	}
+	return nil
+}
+
 // SavePrefs merges a partial update into the house's posture prefs.
 func (s *Service) SavePrefs(ctx context.Context, p auth.Principal, in PrefsPatch) (Prefs, error) {
-	if !p.CanEdit() {
-		return Prefs{}, ErrCantEdit
+	if err := mayEditPostures(p); err != nil {
+		return Prefs{}, err
 	}
 	owned := map[string]bool{}
 	if in.Custom != nil {
@@ -217,8 +226,8 @@ func Explorable(p Posture) bool { return !p.House && p.Tier >= ExploreTier }
 // exploreAdded prefs, atomically; false when it was there already.
 // errs.NotFound for an id that is not an offering.
 func (s *Service) AddExplored(ctx context.Context, p auth.Principal, id string) (bool, error) {
-	if !p.CanEdit() {
-		return false, ErrCantEdit
+	if err := mayEditPostures(p); err != nil {
+		return false, err
 	}
 	lp, ok := Postures{}.Find(id)
 	if !ok || !Explorable(lp) {

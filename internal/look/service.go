@@ -137,8 +137,8 @@ func (s *Service) castModel(ctx context.Context, p auth.Principal, model string)
 }
 
 func canEdit(p auth.Principal) error {
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not change looks or spend tokens.")
+	if err := p.MayEdit(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -120,8 +120,9 @@ type assetResult struct {
 
 func uploadAsset(s *Server, ctx context.Context, p auth.Principal, raw json.RawMessage) (any, error) {
 	// A viewer is refused before a byte is decoded or fetched, as the
-	// upload route refuses before reading its body.
-	if err := asset.CanChange(p); err != nil {
+	// upload route's Before refuses before reading its body (Upload asks
+	// the same rule).
+	if err := p.MayEdit(); err != nil {
 		return nil, err
 	}
 	in, err := decodeArgs[uploadArgs](raw)

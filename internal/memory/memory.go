@@ -144,8 +144,8 @@ func (s *Service) InForce(ctx context.Context, p auth.Principal) ([]Memory, erro
 
 // canWrite: a viewer keeps personal memories but may not write the house's.
 func canWrite(p auth.Principal, scope string) error {
-	if scope == ScopeHouse && !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not write the house's memory.")
+	if scope == ScopeHouse {
+		return p.MayEdit()
 	}
 	return nil
 }

@@ -50,8 +50,8 @@ func (s *Service) Settings(ctx context.Context, p auth.Principal) (Settings, err
 // SetSettings turns the house's memory in develops on or off: an owner's
 // or an admin's decision, as a brand clause's injection is the house's.
 func (s *Service) SetSettings(ctx context.Context, p auth.Principal, in SettingsRequest) (Settings, error) {
-	if !p.Role.AtLeast(auth.Admin) {
-		return Settings{}, errs.Msg(errs.Forbidden, "Only an owner or an admin decides whether memory reaches develops.")
+	if err := p.Role.MayManage(); err != nil {
+		return Settings{}, err
 	}
 	if err := s.settings.SetMemorySettings(ctx, p.HouseID, p.UserID, *in.DevelopsEnabled, s.now()); err != nil {
 		return Settings{}, err

@@ -92,8 +92,11 @@ type Service struct {
 func NewService(store Store, now func() time.Time) *Service { return &Service{store: store, now: now} }
 
 func seated(p auth.Principal) error {
-	if !p.Role.Valid() || p.HouseID == "" || p.UserID == "" {
-		return errs.Msg(errs.Forbidden, "You hold no seat in this house.")
+	if p.UserID == "" {
+		return auth.ErrNoSeat
+	}
+	if err := p.MayRead(); err != nil {
+		return err
 	}
 	return nil
 }

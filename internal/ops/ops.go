@@ -28,13 +28,6 @@ var (
 	ErrJobIDsRequired = errs.Msg(errs.JobIDsRequired, "jobIds must name 1 to 200 develops.")
 )
 
-// forbidden refuses anyone but a platform administrator's session.
-var forbidden = errs.Msg(errs.Forbidden, "This route is for platform administrators.")
-
-// Operator reports whether p may use the operators' routes: a session
-// whose e-mail is on the allowlist; a key never, an admin's neither.
-func Operator(p auth.Principal) bool { return p.PlatformAdmin && p.Cred == auth.CredSession }
-
 // House names a house in the operators' lists.
 type House struct {
 	ID   string `json:"id"`
@@ -208,9 +201,4 @@ func DayOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 func withLegal(e *errs.Error, legal []string) *errs.Error { return errs.With(e, "legal", legal) }
 
 // ensure is the check every operator use case starts with.
-func ensure(_ context.Context, p auth.Principal) error {
-	if !Operator(p) {
-		return forbidden
-	}
-	return nil
-}
+func ensure(_ context.Context, p auth.Principal) error { return p.MayOperate() }

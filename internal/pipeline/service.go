@@ -70,13 +70,6 @@ func NewService(store Store, assets Assets, prices ledger.Prices, can func(strin
 	return &Service{store: store, assets: assets, prices: prices, can: can, notify: notify, now: now}
 }
 
-func forbidden(p auth.Principal, what string) error {
-	if !p.CanSpend() {
-		return errs.Msg(errs.Forbidden, "A viewer may not "+what+".")
-	}
-	return nil
-}
-
 // Presets lists the house's presets, newest first.
 func (s *Service) Presets(ctx context.Context, p auth.Principal) ([]Preset, error) {
 	return s.store.PipelinePresets(ctx, p.HouseID)
@@ -96,7 +89,7 @@ func checkPreset(in PresetRequest) (string, []Step, error) {
 
 // CreatePreset saves a plan under a name unique in the house.
 func (s *Service) CreatePreset(ctx context.Context, p auth.Principal, in PresetRequest) (Preset, error) {
-	if err := forbidden(p, "save pipelines"); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Preset{}, err
 	}
 	name, steps, err := checkPreset(in)
@@ -117,7 +110,7 @@ func (s *Service) CreatePreset(ctx context.Context, p auth.Principal, in PresetR
 
 // ReplacePreset replaces a preset's name and plan whole.
 func (s *Service) ReplacePreset(ctx context.Context, p auth.Principal, id string, in PresetRequest) (Preset, error) {
-	if err := forbidden(p, "edit pipelines"); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Preset{}, err
 	}
 	if _, err := s.store.PipelinePreset(ctx, p.HouseID, id); err != nil {
@@ -132,7 +125,7 @@ func (s *Service) ReplacePreset(ctx context.Context, p auth.Principal, id string
 
 // DeletePreset removes a preset; runs made from it keep their plan.
 func (s *Service) DeletePreset(ctx context.Context, p auth.Principal, id string) error {
-	if err := forbidden(p, "delete pipelines"); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return err
 	}
 	return s.store.DeletePipelinePreset(ctx, p.HouseID, id)
@@ -244,7 +237,7 @@ type Receipt struct {
 // Start holds every planned frame and queues the first step for every
 // asset; the same idempotency key returns the same run with no second hold.
 func (s *Service) Start(ctx context.Context, p auth.Principal, in PlanRequest) (Receipt, error) {
-	if err := forbidden(p, "spend tokens"); err != nil {
+	if err := p.MaySpend(); err != nil {
 		return Receipt{}, err
 	}
 	if err := job.CheckKey(in.IdempotencyKey); err != nil {
@@ -349,7 +342,7 @@ type Cancelled struct {
 // Cancel stops a run: queued and waiting frames are released, rendering
 // ones finish and cost. A second cancel changes nothing.
 func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (Cancelled, error) {
-	if err := forbidden(p, "cancel develops"); err != nil {
+	if err := p.MayEdit(); err != nil {
 		return Cancelled{}, err
 	}
 	before, err := s.store.PipelineRun(ctx, p.HouseID, id)

@@ -101,8 +101,8 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Post, e
 
 // Create writes a post attributed to the caller. A viewer may not write.
 func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest) (Post, error) {
-	if !p.CanEdit() {
-		return Post{}, errs.Forbidden
+	if err := p.MayEdit(); err != nil {
+		return Post{}, err
 	}
 	now := ts.Of(s.now())
 	author := p.UserID
@@ -119,8 +119,8 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, in Up
 	if err != nil {
 		return Post{}, err
 	}
-	if !post.By(p.UserID) || !p.CanEdit() {
-		return Post{}, errs.Msg(errs.Forbidden, "Only the author may change a post.")
+	if err := mayChange(p, post); err != nil {
+		return Post{}, err
 	}
 	if in.Title == nil && in.Body == nil {
 		return post, nil
@@ -138,14 +138,29 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, in Up
 	return post, nil
 }
 
+// errNotAuthor refuses a change of another seat's post.
+var errNotAuthor = errs.Msg(errs.Forbidden, "Only a post's author may change or delete it.")
+
+// mayChange refuses a change of the post by anyone but its author, and by
+// its author once a viewer.
+func mayChange(p auth.Principal, post Post) error {
+	if err := p.MayEdit(); err != nil {
+		return err
+	}
+	if !post.By(p.UserID) {
+		return errNotAuthor
+	}
+	return nil
+}
+
 // Delete removes a post; only its author may.
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) error {
 	post, err := s.store.GetPost(ctx, p.HouseID, id)
 	if err != nil {
 		return err
 	}
-	if !post.By(p.UserID) || !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "Only the author may delete a post.")
+	if err := mayChange(p, post); err != nil {
+		return err
 	}
 	return s.store.DeletePost(ctx, p.HouseID, id)
 }

@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"studio/internal/auth"
-	"studio/internal/errs"
 )
 
 // Kinds of results.
@@ -70,8 +69,8 @@ func NewService(store Store) *Service { return &Service{store: store} }
 // Search finds the house's rows whose words start with every term of q,
 // best first. A query without a word finds nothing.
 func (s *Service) Search(ctx context.Context, p auth.Principal, q string, limit int) ([]Result, error) {
-	if !p.Role.Valid() || p.HouseID == "" {
-		return nil, errs.Msg(errs.Forbidden, "You hold no seat in this house.")
+	if err := p.MayRead(); err != nil {
+		return nil, err
 	}
 	terms := Terms(q)
 	if len(terms) == 0 {

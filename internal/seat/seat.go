@@ -60,7 +60,6 @@ const (
 var (
 	ErrAlreadyMember = errs.New(errs.KindInvalid, "ALREADY_MEMBER", "This address already holds a seat in the house.")
 	errOwnerOffer    = errs.Msg(errs.Forbidden, "Only an owner may offer an owner seat.")
-	errManage        = errs.Msg(errs.Forbidden, "Only an owner or an admin may manage seats.")
 	errAdminReach    = errs.Msg(errs.Forbidden, "An admin may only change or remove the seats of members and viewers.")
 	errOwnerOnly     = errs.Msg(errs.Forbidden, "Only an owner may hand the house over.")
 	errFounder       = errs.Msg(errs.Forbidden, "The founder of a personal house cannot be removed from it.")
@@ -274,8 +273,8 @@ func (s *Service) AcceptURL(id string) string {
 // A letter that cannot be delivered does not undo the offer: the e-mail log
 // records it as failed and the answer carries the link.
 func (s *Service) Invite(ctx context.Context, p auth.Principal, in InviteRequest) (Invitation, error) {
-	if !p.Role.AtLeast(auth.Admin) {
-		return Invitation{}, errManage
+	if err := p.Role.MayManage(); err != nil {
+		return Invitation{}, err
 	}
 	if in.Role == auth.Owner && p.Role != auth.Owner {
 		return Invitation{}, errOwnerOffer
@@ -389,19 +388,37 @@ func authority(p auth.Principal, actor Holder) auth.Role {
 	return p.Role
 }
 
+// reaches refuses a change of another's seat by role by: it takes an owner
+// or an admin, and an admin reaches only members and viewers.
+func reaches(by auth.Role, target Holder) error {
+	if err := by.MayManage(); err != nil {
+		return err
+	}
+	if by == auth.Admin && target.Role.AtLeast(auth.Admin) {
+		return errAdminReach
+	}
+	return nil
+}
+
+// keepsOwner refuses a change that would leave the house without an owner.
+func keepsOwner(c Change) error {
+	if c.Target.Role == auth.Owner && c.Owners <= 1 {
+		return errLastOwner
+	}
+	return nil
+}
+
 // SetRole changes a seat's role.
 func (s *Service) SetRole(ctx context.Context, p auth.Principal, in RoleRequest) (RoleChanged, error) {
-	if !p.Role.AtLeast(auth.Admin) {
-		return RoleChanged{}, errManage
+	if err := p.Role.MayManage(); err != nil {
+		return RoleChanged{}, err
 	}
 	h, err := s.store.ChangeRole(ctx, p.HouseID, p.UserID, strings.TrimSpace(in.UserID), func(c Change) (auth.Role, error) {
-		switch by := authority(p, c.Actor); {
-		case !by.AtLeast(auth.Admin):
-			return "", errManage
-		case by == auth.Admin && c.Target.Role.AtLeast(auth.Admin):
-			return "", errAdminReach
-		case c.Target.Role == auth.Owner && c.Owners <= 1:
-			return "", errLastOwner
+		if err := reaches(authority(p, c.Actor), c.Target); err != nil {
+			return "", err
+		}
+		if err := keepsOwner(c); err != nil {
+			return "", err
 		}
 		return in.Role, nil
 	})
@@ -418,18 +435,15 @@ func (s *Service) Remove(ctx context.Context, p auth.Principal, userID string) (
 	// seat in the caller's house is the one 404, whoever asks.
 	self := userID == p.UserID
 	h, err := s.store.RemoveSeat(ctx, p.HouseID, p.UserID, userID, func(c Change) error {
-		by := authority(p, c.Actor)
-		switch {
-		case !self && !by.AtLeast(auth.Admin):
-			return errManage
-		case !self && by == auth.Admin && c.Target.Role.AtLeast(auth.Admin):
-			return errAdminReach
-		case c.Target.Founder:
-			return errFounder
-		case c.Target.Role == auth.Owner && c.Owners <= 1:
-			return errLastOwner
+		if !self {
+			if err := reaches(authority(p, c.Actor), c.Target); err != nil {
+				return err
+			}
 		}
-		return nil
+		if c.Target.Founder {
+			return errFounder
+		}
+		return keepsOwner(c)
 	}, s.opts.Now().UnixMilli())
 	if err != nil {
 		return Removed{}, err

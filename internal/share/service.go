@@ -163,8 +163,8 @@ func (s *Service) take(ctx context.Context, key string, limit int) error {
 // Mint writes a link to the house's live frames among in.AssetIDs and,
 // with an e-mail, mails it. Nothing is written on a refusal.
 func (s *Service) Mint(ctx context.Context, p auth.Principal, in MintRequest) (Created, error) {
-	if !p.CanEdit() {
-		return Created{}, errs.Msg(errs.Forbidden, "A viewer may not share frames.")
+	if err := p.MayEdit(); err != nil {
+		return Created{}, err
 	}
 	if err := in.Validate(); err != nil {
 		return Created{}, err
@@ -218,8 +218,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Share, error) {
 // Revoke closes a link of the house; every later reviewer request is the
 // one 404. Revoking again changes nothing.
 func (s *Service) Revoke(ctx context.Context, p auth.Principal, id string) error {
-	if !p.CanEdit() {
-		return errs.Msg(errs.Forbidden, "A viewer may not revoke a share link.")
+	if err := p.MayEdit(); err != nil {
+		return err
 	}
 	return s.store.RevokeShare(ctx, p.HouseID, id, s.now())
 }

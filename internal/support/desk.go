@@ -32,8 +32,7 @@ const TemplateReply = "support-reply"
 
 // Codes of the desk.
 var (
-	ErrNotOperator = errs.Msg(errs.Forbidden, "The desk is for platform administrators.")
-	ErrNoContent   = errs.Msg(errs.BadBody, "content must be text of 1 to 10,000 characters.")
+	ErrNoContent = errs.Msg(errs.BadBody, "content must be text of 1 to 10,000 characters.")
 	// ErrNoted refuses a reply to a noted report: its author asked for none
 	// and has no thread to read it in. A note may still be added.
 	ErrNoted         = errs.New(errs.KindConflict, "TICKET_NOTED", "The report asked for no reply and has no thread; add a note instead.")
@@ -115,16 +114,9 @@ type DeskStore interface {
 	SetClosed(ctx context.Context, id string, at *time.Time) (DeskTicket, error)
 }
 
-func operator(p auth.Principal) error {
-	if !p.PlatformAdmin || p.Cred != auth.CredSession {
-		return ErrNotOperator
-	}
-	return nil
-}
-
 // DeskList lists the tickets of every house.
 func (s *Service) DeskList(ctx context.Context, p auth.Principal, q DeskQuery) ([]DeskTicket, error) {
-	if err := operator(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return nil, err
 	}
 	if q.Status == "" {
@@ -146,7 +138,7 @@ func (s *Service) DeskList(ctx context.Context, p auth.Principal, q DeskQuery) (
 // Reading it marks nothing: the member's unread count is about the
 // member's reading.
 func (s *Service) DeskRead(ctx context.Context, p auth.Principal, id string) (DeskThread, error) {
-	if err := operator(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return DeskThread{}, err
 	}
 	return s.store.DeskThread(ctx, id)
@@ -157,7 +149,7 @@ func (s *Service) DeskRead(ctx context.Context, p auth.Principal, id string) (De
 // noted report is refused (TICKET_NOTED). A letter that cannot be
 // delivered does not undo the reply (the e-mail log records it as failed).
 func (s *Service) Reply(ctx context.Context, p auth.Principal, id string, in ReplyRequest) (DeskThread, error) {
-	if err := operator(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return DeskThread{}, err
 	}
 	th, err := s.store.DeskThread(ctx, id)
@@ -179,7 +171,7 @@ func (s *Service) Reply(ctx context.Context, p auth.Principal, id string, in Rep
 
 // Note adds an internal note, which the member never sees.
 func (s *Service) Note(ctx context.Context, p auth.Principal, id string, in ReplyRequest) (DeskThread, error) {
-	if err := operator(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return DeskThread{}, err
 	}
 	name := p.Email
@@ -206,7 +198,7 @@ func (s *Service) Reopen(ctx context.Context, p auth.Principal, id string) (Desk
 }
 
 func (s *Service) setClosed(ctx context.Context, p auth.Principal, id string, at *time.Time) (DeskTicket, error) {
-	if err := operator(p); err != nil {
+	if err := p.MayOperate(); err != nil {
 		return DeskTicket{}, err
 	}
 	th, err := s.store.DeskThread(ctx, id)

@@ -113,16 +113,9 @@ func NewService(store Store, opts Options) *Service {
 		worker: "h-" + uuid.NewString()[:8], wake: make(chan struct{}, 1)}
 }
 
-func manages(p auth.Principal) error {
-	if !p.Role.AtLeast(auth.Admin) {
-		return ErrForbidden
-	}
-	return nil
-}
-
 // List returns the house's endpoints, oldest first, without secrets.
 func (s *Service) List(ctx context.Context, p auth.Principal) ([]Endpoint, error) {
-	if err := manages(p); err != nil {
+	if err := p.Role.MayManage(); err != nil {
 		return nil, err
 	}
 	return s.store.Endpoints(ctx, p.HouseID)
@@ -132,7 +125,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Endpoint, error
 // every address the name resolves to public), with a fresh secret; a house
 // with MaxEndpoints already is refused (TOO_MANY_ENDPOINTS).
 func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest) (Created, error) {
-	if err := manages(p); err != nil {
+	if err := p.Role.MayManage(); err != nil {
 		return Created{}, err
 	}
 	if err := s.guard.Check(ctx, in.URL); err != nil {
@@ -149,7 +142,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in CreateRequest
 // Delete removes an endpoint and drains its queue: once it answers, no
 // delivery of it is sent (a send already in flight is waited for).
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (Deleted, error) {
-	if err := manages(p); err != nil {
+	if err := p.Role.MayManage(); err != nil {
 		return Deleted{}, err
 	}
 	if err := s.store.DeleteEndpoint(ctx, p.HouseID, id); err != nil {
@@ -178,7 +171,7 @@ const DeliveriesLimit = 100
 
 // Deliveries lists the endpoint's latest deliveries, newest first.
 func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id string) ([]Delivery, error) {
-	if err := manages(p); err != nil {
+	if err := p.Role.MayManage(); err != nil {
 		return nil, err
 	}
 	if _, err := s.store.Endpoint(ctx, p.HouseID, id); err != nil {
@@ -191,7 +184,7 @@ func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id string) (
 // not) and answers its outcome; it is recorded among the deliveries and
 // never retried. A 410 disables the endpoint, as for any message.
 func (s *Service) Test(ctx context.Context, p auth.Principal, id string) (TestResult, error) {
-	if err := manages(p); err != nil {
+	if err := p.Role.MayManage(); err != nil {
 		return TestResult{}, err
 	}
 	e, err := s.store.Endpoint(ctx, p.HouseID, id)

@@ -64,7 +64,6 @@ const PerHost = 2
 // Errors of the registry.
 var (
 	ErrBadEvents = errs.Msg(errs.BadBody, "events must list one or more of develop.done and verdict.written.")
-	ErrForbidden = errs.Msg(errs.Forbidden, "Only an owner or admin of the house manages webhook endpoints.")
 	// ErrTooManyEndpoints refuses a registration past MaxEndpoints; its
 	// max field says how many a house may have.
 	ErrTooManyEndpoints = errs.New(errs.KindInvalid, "TOO_MANY_ENDPOINTS", "The house has as many webhook endpoints as it may; delete one to add another.")
