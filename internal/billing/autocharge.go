@@ -142,9 +142,11 @@ func (s *Service) Autocharge(ctx context.Context, p auth.Principal) (Autocharge,
 }
 
 // SetAutocharge sets the house's rule: an owner's session with a provider
-// (checked by the route before the body), and, to turn it on, a provider
-// that can charge a saved method.
+// (Spend), and, to turn it on, a provider that can charge a saved method.
 func (s *Service) SetAutocharge(ctx context.Context, p auth.Principal, in AutochargeRequest) (Autocharge, error) {
+	if err := s.Spend(p); err != nil {
+		return Autocharge{}, err
+	}
 	n, ok := in.Threshold.Int()
 	if !ok || n < 1 || n > ledger.MaxGrant {
 		return Autocharge{}, ErrBadThreshold
@@ -172,8 +174,12 @@ func (s *Service) SetAutocharge(ctx context.Context, p auth.Principal, in Autoch
 // RunAutocharge fires the standing order if the house is short: the
 // provider charges the saved method for the pack, once a UTC day at most
 // (concurrent runs charge once: the day's row is claimed first). Nothing
-// is credited here; the provider's signed delivery of the order is.
+// is credited here; the provider's signed delivery of the order is. An
+// owner's session with a provider runs it (Spend).
 func (s *Service) RunAutocharge(ctx context.Context, p auth.Principal) (Fired, error) {
+	if err := s.Spend(p); err != nil {
+		return Fired{}, err
+	}
 	return s.fire(ctx, p.HouseID, p.UserID, p.Email)
 }
 

@@ -110,9 +110,6 @@ func assetsQuery(in AssetsQuery) (asset.ListQuery, error) {
 
 func (s *Server) uploadAsset(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := p.MayEdit(); err != nil {
-		return err // an upload: refused before a byte of it is read (Upload decides the same)
-	}
 	u, err := readUpload(w, r)
 	if err != nil {
 		return err
@@ -307,7 +304,7 @@ func (s *Server) assetsRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/assets/upload", Class: KeyOrSession, Tag: "assets", Summary: "Upload an image as an asset (classify=1 reads kind and name for one token)",
 			In: Multipart{Form: UploadForm{}}, Out: []Out{{Status: 201, Body: AssetBody{}}},
 			Errors: []*errs.Error{errs.Forbidden, asset.ErrNoImage, asset.ErrEmptyImage, asset.ErrTooLarge, asset.ErrBadKind, asset.ErrBadSKU,
-				errs.NotFound, ledger.ErrInsufficientTokens}, Handler: s.uploadAsset},
+				errs.NotFound, ledger.ErrInsufficientTokens}, Before: auth.Principal.MayEdit, Handler: s.uploadAsset},
 		{Method: "PATCH", Path: "/api/toolkit/assets/batch", Class: KeyOrSession, Tag: "assets", Summary: "Move, file or approve many assets; other houses' and removed ids are skipped",
 			In: asset.BatchRequest{}, Out: []Out{{Status: 200, Body: UpdatedBody{}}},
 			Errors: []*errs.Error{errs.Forbidden, asset.ErrBadKind, errs.NotFound}, Handler: s.batchPatchAssets},

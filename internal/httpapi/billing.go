@@ -42,20 +42,12 @@ func (s *Server) grantTokens(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, g)
 }
 
-// spend admits an owner's session with a provider configured, before the
-// body is read (DECISIONS §10).
-func (s *Server) spend(r *http.Request) (auth.Principal, error) {
-	p := auth.From(r.Context())
-	return p, s.svc.Billing.Spend(p)
-}
-
-// openCheckout opens a hosted checkout for the body's In.
+// openCheckout opens a hosted checkout for the body's In (the route's
+// Before, billing's Spend, admitted an owner's session with a provider
+// configured before the body is read: DECISIONS §10).
 func openCheckout[In any](s *Server, w http.ResponseWriter, r *http.Request,
 	open func(context.Context, auth.Principal, In) (billing.Opened, error)) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
+	p := auth.From(r.Context())
 	in, err := decode[In](w, r)
 	if err != nil {
 		return err
@@ -113,9 +105,6 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) billingEmail(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := p.MayPay(); err != nil {
-		return err // money: refused before the body is read, as a checkout is (SetEmail decides the same)
-	}
 	in, err := decode[billing.EmailRequest](w, r)
 	if err != nil {
 		return err
@@ -144,15 +133,11 @@ func (s *Server) autocharge(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) setAutocharge(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
 	in, err := decode[billing.AutochargeRequest](w, r)
 	if err != nil {
 		return err
 	}
-	out, err := s.svc.Billing.SetAutocharge(r.Context(), p, in)
+	out, err := s.svc.Billing.SetAutocharge(r.Context(), auth.From(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -160,11 +145,7 @@ func (s *Server) setAutocharge(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) runAutocharge(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
-	out, err := s.svc.Billing.RunAutocharge(r.Context(), p)
+	out, err := s.svc.Billing.RunAutocharge(r.Context(), auth.From(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -187,15 +168,15 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/topup", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a top-up pack (owner's session only); the provider's signed delivery credits it",
 			In:      billing.TopUpRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadPack, billing.ErrCheckout), Handler: s.checkoutTopUp},
+			Errors: moneyErrors(billing.ErrBadPack, billing.ErrCheckout), Before: s.svc.Billing.Spend, Handler: s.checkoutTopUp},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/subscription", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a monthly plan (owner's session only); the provider's signed delivery moves the plan",
 			In:      billing.SubscriptionRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadTier, billing.ErrCheckout), Handler: s.checkoutSubscription},
+			Errors: moneyErrors(billing.ErrBadTier, billing.ErrCheckout), Before: s.svc.Billing.Spend, Handler: s.checkoutSubscription},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/checkout/custom", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open a hosted checkout for a number of tokens at the smallest pack's price per token (owner's session only)",
 			In:      billing.CustomRequest{}, Out: []Out{{Status: 200, Body: billing.Opened{}}},
-			Errors: moneyErrors(billing.ErrBadTokens, billing.ErrCheckout), Handler: s.checkoutCustom},
+			Errors: moneyErrors(billing.ErrBadTokens, billing.ErrCheckout), Before: s.svc.Billing.Spend, Handler: s.checkoutCustom},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/portal", Class: KeyOrSession, Tag: "billing",
 			Summary: "Open the provider's customer portal for the house (owner's session only)",
 			Out:     []Out{{Status: 200, Body: billing.PortalURL{}}}, Errors: moneyErrors(billing.ErrNoCustomer, billing.ErrPortal), Handler: s.portal},
@@ -210,7 +191,7 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "PATCH", Path: "/api/account/billing-email", Class: KeyOrSession, Tag: "billing",
 			Summary: "Where billing letters go (owner's session only); the provider is told first when the house is its customer",
 			In:      billing.EmailRequest{}, Out: []Out{{Status: 200, Body: billing.BillingEmail{}}},
-			Errors: []*errs.Error{errs.Forbidden, account.ErrBadEmail, billing.ErrEmail}, Handler: s.billingEmail},
+			Errors: []*errs.Error{errs.Forbidden, account.ErrBadEmail, billing.ErrEmail}, Before: auth.Principal.MayPay, Handler: s.billingEmail},
 		{Method: "GET", Path: "/api/toolkit/entitlements", Class: KeyOrSession, Tag: "billing",
 			Summary: "What the provider's paid orders gave the house, and its open checkouts",
 			Out:     []Out{{Status: 200, Body: billing.Holdings{}}}, Handler: s.entitlements},
@@ -220,7 +201,7 @@ func (s *Server) billingRoutes() []Route {
 		{Method: "PUT", Path: "/api/toolkit/ai/billing/autocharge", Class: KeyOrSession, Tag: "billing",
 			Summary: "Set the auto top-up rule: buy a pack when spendable falls below the threshold (owner's session only)",
 			In:      billing.AutochargeRequest{}, Out: []Out{{Status: 200, Body: billing.Autocharge{}}},
-			Errors: moneyErrors(billing.ErrBadThreshold, billing.ErrBadPack, billing.ErrAutochargeUnavailable), Handler: s.setAutocharge},
+			Errors: moneyErrors(billing.ErrBadThreshold, billing.ErrBadPack, billing.ErrAutochargeUnavailable), Before: s.svc.Billing.Spend, Handler: s.setAutocharge},
 		{Method: "POST", Path: "/api/toolkit/ai/billing/autocharge/run", Class: KeyOrSession, Tag: "billing",
 			Summary: "Fire the auto top-up if the house is short: the provider charges the saved method for the pack, at most once a UTC day; its signed delivery credits it (owner's session only)",
 			Out:     []Out{{Status: 200, Body: billing.Fired{}}},

@@ -79,9 +79,6 @@ func (s *Server) patchBrand(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) readDNA(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := p.MayEdit(); err != nil {
-		return err // an upload: refused before a byte of it is read (ReadDNA decides the same)
-	}
 	f, err := readForm(w, r, dnaForm)
 	if err != nil {
 		return err
@@ -154,7 +151,7 @@ func (s *Server) brandRoutes() []Route {
 			In:      Multipart{Form: DNAForm{}}, Out: []Out{{Status: 200, Body: DNABody{}}},
 			Errors: []*errs.Error{brand.ErrNoImages, ledger.ErrInsufficientTokens, ai.ErrNeedsBilling, errs.Forbidden,
 				asset.ErrTooLarge, brand.ErrSetTooLarge, ai.ErrBadOutput, ai.ErrFailed, ai.ErrNotConfigured},
-			Handler: s.readDNA},
+			Before: auth.Principal.MayEdit, Handler: s.readDNA},
 		{Method: "GET", Path: "/api/toolkit/brand/marks", Class: KeyOrSession, Tag: "brand",
 			Summary: "The house's marks, a collection's override, and which set rides",
 			Query:   MarksQuery{}, Out: []Out{{Status: 200, Body: brand.MarksList{}}},

@@ -48,15 +48,13 @@ func (s *Server) explore(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, out)
 }
 
-// takeOffering takes an offering: a viewer is 403 before anything is read; a face
+// takeOffering takes an offering (its route's Before, billing's AdmitTake,
+// refused a viewer before anything is read): a face
 // is found as the board shows it (the one 404; TAKEN when the house's open
 // checkout lost it); a free face is granted, a priced offering opens its
 // checkout (an owner's session and a provider first).
 func (s *Server) takeOffering(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := billing.AdmitTake(p); err != nil {
-		return err
-	}
 	kind, id := r.PathValue("kind"), r.PathValue("id")
 	var out billing.TakeAnswer
 	var err error
@@ -95,6 +93,6 @@ func (s *Server) exploreRoutes() []Route {
 			Summary: "Take an offering: a free face or a posture is granted now (a member may); a priced one opens its hosted checkout (owner's session only) and is granted by the provider's signed delivery",
 			Out:     []Out{{Status: 200, Body: billing.TakeAnswer{}}},
 			Errors: moneyErrors(billing.ErrAlreadyYours, billing.ErrNotForSale, errs.NotFound, billing.ErrTaken, billing.ErrCheckoutPending,
-				billing.ErrCheckout), Handler: s.takeOffering},
+				billing.ErrCheckout), Before: billing.AdmitTake, Handler: s.takeOffering},
 	}
 }

@@ -88,9 +88,6 @@ const maxField = 64 << 10
 
 func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
-	if err := p.MaySpend(); err != nil {
-		return err // an upload: refused before a byte of it is read (Submit decides the same)
-	}
 	in, err := readSubmit(w, r)
 	if err != nil {
 		return err
@@ -300,7 +297,7 @@ func (s *Server) jobsRoutes() []Route {
 		{Method: "POST", Path: "/api/toolkit/jobs/submit", Class: KeyOrSession, Tag: "jobs", Summary: "Submit a develop", Description: submitDescription(),
 			In: Multipart{Form: SubmitForm{}}, Out: []Out{{Status: 202, Body: Submitted{}}},
 			Errors: []*errs.Error{ledger.ErrInsufficientTokens, errs.Forbidden, job.ErrUnknownTool, job.ErrNoImage, job.ErrEmptyImage, job.ErrBadQuality,
-				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs, job.ErrAssetNotFound}, Handler: s.submitJob},
+				asset.ErrTooLarge, job.ErrKeyReused, job.ErrKeyTooLong, job.ErrFalNotConfigure, job.ErrSubmitFailed, job.ErrBadOption, job.ErrNoInputs, job.ErrAssetNotFound}, Before: auth.Principal.MaySpend, Handler: s.submitJob},
 		{Method: "POST", Path: "/api/toolkit/ai/preflight", Class: KeyOrSession, Tag: "jobs", Summary: "Would a submit be accepted and delivered? Free; holds, queues and stores nothing",
 			Description: preflightDescription, In: Multipart{Form: SubmitForm{}, JSON: PreflightRequest{}}, Out: []Out{{Status: 200, Body: job.Preflight{}}},
 			Errors: []*errs.Error{errs.BadJSON, errs.BadBody, errs.BadForm, asset.ErrTooLarge, errs.RateLimited}, Handler: s.preflight},

@@ -30,11 +30,9 @@ var laneForm = formSpec{
 	maxBody: maxUploadBody, files: map[string]int{"image": 1}, named: true, maxFiles: 1, texts: []string{}, maxText: maxFormField,
 }
 
-// laneImage reads the image of a multipart lane, refusing a viewer first.
+// laneImage reads the image of a multipart lane (its route's Before has
+// refused a viewer first).
 func laneImage(w http.ResponseWriter, r *http.Request, missing error) (lane.Image, string, error) {
-	if err := auth.From(r.Context()).MaySpend(); err != nil {
-		return lane.Image{}, "", err // an upload: refused before a byte of it is read (every lane decides the same)
-	}
 	f, err := readForm(w, r, laneForm)
 	if err != nil {
 		return lane.Image{}, "", err
@@ -185,21 +183,22 @@ func (s *Server) lanesRoutes() []Route {
 	textErrors := func(required *errs.Error) []*errs.Error {
 		return append([]*errs.Error{required, errs.BadBody}, laneErrors...)
 	}
+	upload := auth.Principal.MaySpend // an image lane: a viewer is refused before a byte of the picture is read
 	return []Route{
 		{Method: "POST", Path: "/api/toolkit/ai/depth", Class: KeyOrSession, Tag: "ai",
 			Summary: "A depth map of a picture (fal); 1 token, refunded on failure",
 			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Picture{}}},
-			Errors:  append(append([]*errs.Error{}, imageErrors...), ledger.ErrInsufficientTokens, errs.Forbidden, lane.ErrDepthFailed, errs.FalNotConfigured),
-			Handler: s.laneDepth},
+			Errors: append(append([]*errs.Error{}, imageErrors...), ledger.ErrInsufficientTokens, errs.Forbidden, lane.ErrDepthFailed, errs.FalNotConfigured),
+			Before: upload, Handler: s.laneDepth},
 		{Method: "POST", Path: "/api/toolkit/ai/describe-item", Class: KeyOrSession, Tag: "ai",
 			Summary: "Name an item and file its kind, as classify=1 on upload reads it; 1 token, refunded on failure",
-			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Item{}}}, Errors: visionErrors, Handler: s.laneDescribe},
+			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Item{}}}, Errors: visionErrors, Before: upload, Handler: s.laneDescribe},
 		{Method: "POST", Path: "/api/toolkit/ai/detect-items", Class: KeyOrSession, Tag: "ai",
 			Summary: "The fashion items of a picture and their boxes in the raw pixel matrix; 1 token, refunded on failure",
-			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Items{}}}, Errors: visionErrors, Handler: s.laneDetect},
+			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Items{}}}, Errors: visionErrors, Before: upload, Handler: s.laneDetect},
 		{Method: "POST", Path: "/api/toolkit/ai/extract-character", Class: KeyOrSession, Tag: "ai",
 			Summary: "The traits of the face in a picture, for a model's sheet; 1 token, refunded on failure",
-			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Character{}}}, Errors: visionErrors, Handler: s.laneCharacter},
+			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Character{}}}, Errors: visionErrors, Before: upload, Handler: s.laneCharacter},
 		{Method: "POST", Path: "/api/toolkit/ai/segment", Class: KeyOrSession, Tag: "ai",
 			Summary: "Cut out what a label, a box or a point names (fal, or the local engine's subject separation for a box or a point); 1 token, refunded on failure",
 			In:      lane.SegmentRequest{}, Out: []Out{{Status: 200, Body: lane.Cutout{}}},
@@ -209,11 +208,11 @@ func (s *Server) lanesRoutes() []Route {
 			Summary: "Cut the subject out of a picture and store it as an asset; priced as the remove-background tool, refunded on failure",
 			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Removed{}}},
 			Errors: []*errs.Error{errs.NoImage, errs.EmptyImage, errs.BadForm, ledger.ErrInsufficientTokens, errs.Forbidden,
-				asset.ErrTooLarge, lane.ErrRemoveBgFailed, errs.FalNotConfigured}, Handler: s.laneRemoveBackground},
+				asset.ErrTooLarge, lane.ErrRemoveBgFailed, errs.FalNotConfigured}, Before: upload, Handler: s.laneRemoveBackground},
 		{Method: "POST", Path: "/api/toolkit/ai/face-features", Class: KeyOrSession, Tag: "ai",
 			Summary: "Keywords of the face in a picture (JSON imageUrl, or a multipart image); 1 token, charged only on success",
 			In:      FaceRequest{}, Out: []Out{{Status: 200, Body: lane.Face{}}},
-			Errors: append(append([]*errs.Error{errs.AssetNotFound}, imageErrors...), laneErrors...), Handler: s.laneFace},
+			Errors: append(append([]*errs.Error{errs.AssetNotFound}, imageErrors...), laneErrors...), Before: upload, Handler: s.laneFace},
 		{Method: "POST", Path: "/api/toolkit/ai/inspiration-keywords", Class: KeyOrSession, Tag: "ai",
 			Summary: "Inspiration keywords for a vibe, by category; 1 token, charged only on success",
 			In:      lane.KeywordsRequest{}, Out: []Out{{Status: 200, Body: lane.Keywords{}}},

@@ -76,13 +76,11 @@ type ModelCheckoutBody struct {
 }
 
 // modelCheckout opens the house's checkout for a face: an owner's session
-// and a provider first (403, 503), then the face the house may see (404;
-// TAKEN when the house's open checkout lost it to another house).
+// and a provider first (403, 503: its route's Before, billing's Spend),
+// then the face the house may see (404; TAKEN when the house's open
+// checkout lost it to another house).
 func (s *Server) modelCheckout(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.spend(r)
-	if err != nil {
-		return err
-	}
+	p := auth.From(r.Context())
 	m, err := s.svc.Casting.Get(r.Context(), p, r.PathValue("id"))
 	if errors.Is(err, errs.NotFound) {
 		return s.svc.Billing.FaceGone(r.Context(), p, r.PathValue("id"))
@@ -124,7 +122,7 @@ func (s *Server) modelsRoutes() []Route {
 			Summary: "Open a hosted checkout for a face (owner's session only); never grants: the provider's signed delivery makes it the house's (an exclusive face its exclusive claim); a repeat click answers the same url",
 			Out:     []Out{{Status: 200, Body: ModelCheckoutBody{}}},
 			Errors: moneyErrors(billing.ErrAlreadyYours, billing.ErrFreeModel, billing.ErrNotForSale, errs.NotFound, billing.ErrTaken,
-				billing.ErrCheckoutPending, billing.ErrCheckout), Handler: s.modelCheckout},
+				billing.ErrCheckoutPending, billing.ErrCheckout), Before: s.svc.Billing.Spend, Handler: s.modelCheckout},
 		{Method: "GET", Path: "/api/toolkit/models/{id}/image", Class: KeyOrSession, Tag: "models", Summary: "A model's image: the cover (n=0) and previews the model's coverUrl and previewUrls name",
 			Query: ModelImageQuery{}, Out: fileOut(), Errors: []*errs.Error{errs.NotFound}, Handler: s.modelImage},
 	}

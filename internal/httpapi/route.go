@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"studio/internal/auth"
 	"studio/internal/errs"
 )
 
@@ -61,6 +62,12 @@ type Route struct {
 	// Lenient routes read their JSON body leniently and answer whatever it
 	// holds (check-email never refuses): no body refusal is documented.
 	Lenient bool
+	// Before is asked of the caller before the request is read, where
+	// reading it is what a refused caller must not cost: an upload's bytes,
+	// money's body, another service's read. It is the rule the route's
+	// service decides itself (auth.Principal.MaySpend, billing's Spend),
+	// asked earlier, never a rule of its own.
+	Before  func(auth.Principal) error
 	Handler appHandler
 }
 
@@ -108,6 +115,9 @@ func (rt Route) DocumentedErrors() []*errs.Error {
 	}
 	if rt.Class.Credentialed() && rt.Method != http.MethodGet {
 		add(ErrBadOrigin)
+	}
+	if rt.Before != nil {
+		add(errs.Forbidden)
 	}
 	if rt.In != nil {
 		add(errs.RequestTimeout) // the body's deadline passed (httpguard): nothing was done

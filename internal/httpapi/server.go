@@ -133,8 +133,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 
 // prepare wraps a route's handler with what the table says of its request:
 // a path value that is not a well-formed id is the one 404, the query is
-// decoded (and refused) before the handler runs, and a heavy route waits
-// for one of its house's turns (guard.go).
+// decoded (and refused) before the handler runs, the route's Before refuses
+// a caller its service would refuse before the body is read, and a heavy
+// route waits for one of its house's turns (guard.go).
 func (s *Server) prepare(rt Route) appHandler {
 	names := pathWildcards(rt.Path)
 	var plan *queryPlan
@@ -157,6 +158,11 @@ func (s *Server) prepare(rt Route) appHandler {
 				return err
 			}
 			r = r.WithContext(withQuery(r.Context(), q))
+		}
+		if rt.Before != nil {
+			if err := rt.Before(auth.From(r.Context())); err != nil {
+				return err
+			}
 		}
 		if rt.Heavy {
 			release, err := s.heavy.acquire(r.Context(), auth.From(r.Context()).HouseID)
