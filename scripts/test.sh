@@ -137,7 +137,12 @@ else
 		go-test "${pkgs[@]}" &
 fi
 GO_TEST_PID=$!
-tail -n +1 -f --pid="$GO_TEST_PID" "$STUDIO_PROGRESS" | awk -v n="$runs" '{ printf "==> [%d/%d] %s\n", ++i, n, $0; fflush() }' >&2 &
+# (A bash loop rather than awk: Debian's awk, mawk, reads a pipe in blocks, which held every line
+# back until the tests ended.)
+tail -n +1 -f --pid="$GO_TEST_PID" "$STUDIO_PROGRESS" | {
+	i=0
+	while IFS= read -r line; do printf '==> [%d/%d] %s\n' $((++i)) "$runs" "$line"; done
+} >&2 &
 READER_PID=$!
 wait "$GO_TEST_PID" || test_rc=$?
 GO_TEST_PID=
