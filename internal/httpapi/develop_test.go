@@ -283,9 +283,14 @@ func TestSocketReplay(t *testing.T) {
 }
 
 // productJPEG is a garment photographed on a plain light background: a
-// coloured body with sleeves, centred, with some shading.
+// coloured body with sleeves, centred, with some shading. The picture of a
+// size is drawn and encoded once per test binary (it cost seconds of the
+// role matrix under -race); each caller gets its own copy.
 func productJPEG(t testing.TB, w, h int) []byte {
 	t.Helper()
+	if b, ok := productJPEGs.Load([2]int{w, h}); ok {
+		return bytes.Clone(b.([]byte))
+	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
@@ -304,5 +309,8 @@ func productJPEG(t testing.TB, w, h int) []byte {
 	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
+	productJPEGs.Store([2]int{w, h}, bytes.Clone(b.Bytes()))
 	return b.Bytes()
 }
+
+var productJPEGs sync.Map // [2]int{w, h} -> []byte
