@@ -132,7 +132,7 @@ func TestBrandRidesEveryDevelop(t *testing.T) {
 			"Image 3 is the house's logo rendition Wordmark, in gold foil wordmark, placed left chest; image 4 is the house's logo rendition Wordmark, in blind-embossed monogram, placed left chest.")
 
 		soft := developedFrame(t, a, owner, "upscale", nil)
-		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "local", Findings: []judge.Finding{{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
+		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "pixels", Findings: []judge.Finding{{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
 		res = a.Do(t, "POST", "/api/toolkit/judge/redraw", k, map[string]any{"jobId": soft})
 		want(t, res, 202, "")
 		redraw := res.Map(t)["jobId"].(string)

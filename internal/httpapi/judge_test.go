@@ -111,7 +111,7 @@ func judgedFrame(t testing.TB, a *apptest.App, u *apptest.User) string {
 		return id
 	}
 	id := developedFrame(t, a, u, "upscale", nil)
-	writeVerdict(t, a, u.HouseID, id, judge.Reading{Judge: "local"})
+	writeVerdict(t, a, u.HouseID, id, judge.Reading{Judge: "pixels"})
 	judged.m[key] = id
 	return id
 }

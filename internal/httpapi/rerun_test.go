@@ -18,11 +18,11 @@ func TestRedraw(t *testing.T) {
 		k, viewer := a.Key(t, owner, "member"), a.Key(t, owner, "viewer")
 		clean := judgedFrame(t, a, owner)
 		futile := developedFrame(t, a, owner, "packshot", nil)
-		writeVerdict(t, a, owner.HouseID, futile, judge.Reading{Judge: "local", Findings: []judge.Finding{
+		writeVerdict(t, a, owner.HouseID, futile, judge.Reading{Judge: "pixels", Findings: []judge.Finding{
 			{Code: judge.SoftFocus, Where: "whole frame", Confidence: judge.Sure, FromInput: true}}})
 		// A frame judged soft, not from its input: its redraw carries the correction.
 		soft := developedFrame(t, a, owner, "upscale", map[string]string{"correction": "an old one", "direction": "Warmer."})
-		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "local", Findings: []judge.Finding{
+		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "pixels", Findings: []judge.Finding{
 			{Code: judge.BackgroundBleed, Where: "left edge", Confidence: judge.NotSure}, {Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
 		unreadable := doneJob(t, a, owner, "upscale", nil)
 		writeVerdict(t, a, owner.HouseID, unreadable, judge.Reading{Unreadable: true})

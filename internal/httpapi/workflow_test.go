@@ -83,7 +83,7 @@ func TestSpendingRoutesFileTheirWorkflow(t *testing.T) {
 		develops = append(develops, spent{"POST /api/toolkit/jobs/{id}/duplicate", one.JobID, "upscale"})
 
 		soft := developedFrame(t, a, owner, "harmonize", nil)
-		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "local", Findings: []judge.Finding{
+		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "pixels", Findings: []judge.Finding{
 			{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
 		accepted("redraw", "POST", "/api/toolkit/judge/redraw", map[string]any{"jobId": soft}, &one)
 		develops = append(develops, spent{"POST /api/toolkit/judge/redraw", one.JobID, "harmonize"})

@@ -52,7 +52,7 @@ func TestJudgeStore(t *testing.T) {
 		}
 		score := 65
 		v := judge.Verdict{JobID: jobID, HouseID: houseA, Score: &score, Flagged: true, ShowScore: true, RetryFutile: true, RubricVersion: 1,
-			Findings: []judge.Finding{{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure, FromInput: true}}, Judge: "local",
+			Findings: []judge.Finding{{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure, FromInput: true}}, Judge: "pixels",
 			Note: "measured", CreatedAt: ts.Of(clock.Now())}
 		if written, err := db.WriteVerdict(ctx, v); err != nil || !written {
 			t.Fatalf("write: %v %v", written, err)
