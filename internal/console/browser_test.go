@@ -143,13 +143,15 @@ func (p *page) ready() {
 // click clicks an element once the page has settled: loaded, and its
 // scroll no longer moving (a reload restores the scroll position a moment
 // after the document is complete, which would move the element away).
-// The page itself waits until two looks 50 ms apart find the same scroll.
+// Settled is three looks in a row at the same scroll, in the same
+// document; a page that navigates meanwhile starts the count again.
 func (p *page) click(selector string) {
 	p.t.Helper()
 	p.ready()
-	p.b.Eval(p.t, `new Promise(done => { let last = scrollY, still = 0;
-		const tick = () => { still = scrollY === last ? still + 1 : 0; last = scrollY; still >= 2 ? done(true) : setTimeout(tick, 50); };
-		setTimeout(tick, 50); })`, nil)
+	key := jsString(fmt.Sprint(time.Now().UnixNano()))
+	p.until(`(() => { const s = window.__settle && window.__settle.key === `+key+` ? window.__settle : {key: `+key+`, y: -1, n: 0};
+		s.n = s.y === scrollY ? s.n + 1 : 0; s.y = scrollY; window.__settle = s;
+		return s.n >= 2 && document.readyState === "complete"; })()`, 20*time.Second, "the page to settle")
 	p.b.Click(p.t, selector)
 }
 
