@@ -62,7 +62,10 @@ func TestConsoleStory(t *testing.T) {
 			model: [...document.querySelectorAll("#grid .tile")].find(t => t.textContent.includes("Model")).querySelector("input").value})`, &ids)
 
 		// 3. A packshot, followed live to its verdict.
+		// The preflight answer lands above the button and moves it: the
+		// person reads it first (price and balance), then clicks.
 		p.goTo("/develop?tool=packshot&image=" + ids.Garment)
+		p.waitText("#preflight", "Ready")
 		p.click("#submit")
 		p.until(`!!document.querySelector("[data-job]")`, 20*time.Second, "the job")
 		p.until(`!!document.querySelector("#result .verdict")`, 90*time.Second, "the packshot and its verdict")

@@ -111,8 +111,9 @@ func TestMigrationHouseKeys(t *testing.T) {
 			q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND indexname NOT LIKE '%pkey' ORDER BY indexname`
 		}
 		for table, want := range map[string][]string{
-			// jobs_created and assets_created: 00080's, for the operators' reads across houses.
-			"jobs":   {"jobs_created", "jobs_house_created", "jobs_house_seq", "jobs_idempotency", "jobs_leased", "jobs_queued"},
+			// jobs_created and assets_created: 00080's, for the operators' reads across houses;
+			// jobs_house_result: 00130's, a frame's develop by its result asset.
+			"jobs":   {"jobs_created", "jobs_house_created", "jobs_house_result", "jobs_house_seq", "jobs_idempotency", "jobs_leased", "jobs_queued"},
 			"assets": {"assets_created", "assets_house_created", "assets_house_folder", "assets_org_sha256"},
 		} {
 			rows, err := db.read().Query(ctx, q, table)
