@@ -9,6 +9,14 @@ import (
 	"studio/internal/seat"
 )
 
+func (s *Server) listSeats(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.svc.Seats.List(r.Context(), auth.From(r.Context()))
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
 func (s *Server) inviteSeat(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[seat.InviteRequest](w, r)
 	if err != nil {
@@ -68,6 +76,12 @@ func (s *Server) transferHouse(w http.ResponseWriter, r *http.Request) error {
 // seatsRoutes are the routes of a house's seats and its transfer (SPEC §4.13).
 func (s *Server) seatsRoutes() []Route {
 	return []Route{
+		{Method: "GET", Path: "/api/toolkit/org/seats", Class: KeyOrSession, Tag: "seats", Extension: true,
+			Summary: "List the house's seats (any seat) and its open offers (owner or admin), each seat with what you may do to it",
+			Description: "SPEC §4.13 changes, removes and hands over seats by user id; this list is where those ids come from. " +
+				"Seats and offers are newest first. `mayChangeRole`, `mayRemove` and `mayTransfer` are decided by the same rules " +
+				"as the change routes, for the caller as they are now. `invitations` is empty unless the caller is an owner or an admin.",
+			Out: []Out{{Status: 200, Body: seat.List{}}}, Handler: s.listSeats},
 		{Method: "POST", Path: "/api/toolkit/org/seats/invite", Class: KeyOrSession, Tag: "seats",
 			Summary: "Offer a seat in the house to an e-mail address (owner or admin; only an owner offers owner; 20 a week)",
 			In:      seat.InviteRequest{}, Out: []Out{{Status: 200, Body: seat.Invitation{}}},

@@ -16,6 +16,7 @@ import (
 // seatsWalk is the seats area's part of the route walk (walk_test.go).
 var seatsWalk = walkArea{
 	samples: map[string]sampleFunc{
+		"GET /api/toolkit/org/seats": static("/api/toolkit/org/seats", nil),
 		"POST /api/toolkit/org/seats/invite": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/org/seats/invite", map[string]string{"email": freshEmail("invitee"), "role": "viewer"}}
 		},
@@ -435,6 +436,7 @@ func TestSeats(t *testing.T) {
 			{"SeatRole", testSeatRole},
 			{"SeatRemove", testSeatRemove},
 			{"SeatTransfer", testSeatTransfer},
+			{"SeatList", testSeatList},
 		} {
 			t.Run(tc.name, func(t *testing.T) { tc.fn(t, a) })
 		}

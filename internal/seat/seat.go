@@ -235,6 +235,7 @@ type Store interface {
 	ChangeRole(ctx context.Context, house, actor, target string, decide func(Change) (auth.Role, error)) (Holder, error)
 	RemoveSeat(ctx context.Context, house, actor, target string, decide func(Change) error, now int64) (Holder, error)
 	Transfer(ctx context.Context, house, actor, target string, decide func(Change) error) (Holder, error)
+	Lister
 }
 
 // Limiter counts events per key in fixed windows (ratelimit.Limiter).
@@ -408,16 +409,45 @@ func keepsOwner(c Change) error {
 	return nil
 }
 
+// mayChangeRole refuses a role change the caller may not make: it takes
+// an owner or an admin reaching the seat, and leaves the house an owner.
+func mayChangeRole(p auth.Principal, c Change) error {
+	if err := reaches(authority(p, c.Actor), c.Target); err != nil {
+		return err
+	}
+	return keepsOwner(c)
+}
+
+// mayRemove refuses a removal the caller may not make: anyone leaves
+// their own seat, an owner or an admin removes the seats they reach; never
+// the founder of a personal house, nor the last owner.
+func mayRemove(p auth.Principal, c Change) error {
+	if c.Target.UserID != p.UserID {
+		if err := reaches(authority(p, c.Actor), c.Target); err != nil {
+			return err
+		}
+	}
+	if c.Target.Founder {
+		return errFounder
+	}
+	return keepsOwner(c)
+}
+
+// mayTransfer refuses a transfer by anyone but the house's owner.
+func mayTransfer(p auth.Principal, c Change) error {
+	if p.Role != auth.Owner || authority(p, c.Actor) != auth.Owner {
+		return errOwnerOnly
+	}
+	return nil
+}
+
 // SetRole changes a seat's role.
 func (s *Service) SetRole(ctx context.Context, p auth.Principal, in RoleRequest) (RoleChanged, error) {
 	if err := p.Role.MayManage(); err != nil {
 		return RoleChanged{}, err
 	}
 	h, err := s.store.ChangeRole(ctx, p.HouseID, p.UserID, strings.TrimSpace(in.UserID), func(c Change) (auth.Role, error) {
-		if err := reaches(authority(p, c.Actor), c.Target); err != nil {
-			return "", err
-		}
-		if err := keepsOwner(c); err != nil {
+		if err := mayChangeRole(p, c); err != nil {
 			return "", err
 		}
 		return in.Role, nil
@@ -433,17 +463,8 @@ func (s *Service) SetRole(ctx context.Context, p auth.Principal, in RoleRequest)
 func (s *Service) Remove(ctx context.Context, p auth.Principal, userID string) (Removed, error) {
 	// The seat is looked up before the role is weighed: an id that holds no
 	// seat in the caller's house is the one 404, whoever asks.
-	self := userID == p.UserID
 	h, err := s.store.RemoveSeat(ctx, p.HouseID, p.UserID, userID, func(c Change) error {
-		if !self {
-			if err := reaches(authority(p, c.Actor), c.Target); err != nil {
-				return err
-			}
-		}
-		if c.Target.Founder {
-			return errFounder
-		}
-		return keepsOwner(c)
+		return mayRemove(p, c)
 	}, s.opts.Now().UnixMilli())
 	if err != nil {
 		return Removed{}, err
@@ -462,10 +483,7 @@ func (s *Service) Transfer(ctx context.Context, p auth.Principal, in TransferReq
 		return Transferred{}, errSelfTransfer
 	}
 	h, err := s.store.Transfer(ctx, p.HouseID, p.UserID, target, func(c Change) error {
-		if authority(p, c.Actor) != auth.Owner {
-			return errOwnerOnly
-		}
-		return nil
+		return mayTransfer(p, c)
 	})
 	if err != nil {
 		return Transferred{}, err

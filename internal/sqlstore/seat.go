@@ -225,3 +225,52 @@ func (db *DB) Transfer(ctx context.Context, house, actor, target string, decide 
 	})
 	return h, err
 }
+
+// Seats reads every seat of the house with its holder, newest first.
+func (db *DB) Seats(ctx context.Context, house string) ([]seat.Seat, error) {
+	rows, err := db.read().Query(ctx, `SELECT s.user_id, u.name, u.email, s.role, s.created_at,
+			CASE WHEN o.personal = 1 AND o.founder_user_id = s.user_id THEN 1 ELSE 0 END
+		FROM seats s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.id = s.organization_id
+		WHERE s.organization_id = ?
+		ORDER BY s.created_at DESC, s.user_id DESC`, house)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []seat.Seat
+	for rows.Next() {
+		var st seat.Seat
+		var joined int64
+		var founder int
+		if err := rows.Scan(&st.UserID, &st.Name, &st.Email, &st.Role, &joined, &founder); err != nil {
+			return nil, err
+		}
+		st.JoinedAt.Time, st.Founder = msTime(joined), founder == 1
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// PendingOffers reads the house's offers still pending and unexpired at
+// now, newest first, with the name of the person who made each.
+func (db *DB) PendingOffers(ctx context.Context, house string, now int64) ([]seat.PendingOffer, error) {
+	rows, err := db.read().Query(ctx, `SELECT i.id, i.email, i.role, COALESCE(u.name, ''), i.created_at, i.expires_at
+		FROM seat_invitations i LEFT JOIN users u ON u.id = i.invited_by_user_id
+		WHERE i.organization_id = ? AND i.status = 'pending' AND i.expires_at > ?
+		ORDER BY i.created_at DESC, i.id DESC`, house, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []seat.PendingOffer
+	for rows.Next() {
+		var o seat.PendingOffer
+		var created, exp int64
+		if err := rows.Scan(&o.ID, &o.Email, &o.Role, &o.InvitedBy, &created, &exp); err != nil {
+			return nil, err
+		}
+		o.CreatedAt.Time, o.ExpiresAt.Time = msTime(created), msTime(exp)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
