@@ -82,4 +82,60 @@ func TestDoorInBrowser(t *testing.T) {
 	p.waitText("h1", "Maison Orée's house")
 	p.check("joined")
 	p.shot("joined")
+
+	// The people page as Noa, a member: every seat, none to change but
+	// her own, which she may leave.
+	tom := seat(t, a, owner, "viewer")
+	later := "later@studio.test"
+	if res := a.Do(t, "POST", "/api/toolkit/org/seats/invite", owner.Session(), map[string]string{"email": later, "role": "viewer"}); res.Status != http.StatusOK {
+		t.Fatalf("invite: %d %s", res.Status, res.Body)
+	}
+	p.goTo("/house/people")
+	p.until(`document.querySelectorAll("#seats > li").length === 3`, 10e9, "the house's three seats")
+	p.until(`!document.querySelector("#seats form, #seats button") && !document.getElementById("offers")`+
+		` && !!document.querySelector('button[data-api^="DELETE /api/toolkit/org/seats/"][data-then="go:/"]')`, 10e9,
+		"a member's page: no seat to change, no open offers, her own seat to leave")
+	p.check("people-member")
+
+	// The owner manages the seats: Noa made an admin, Tom removed, an open
+	// offer's link at hand, then the house handed to Noa.
+	signIn(t, p, owner)
+	p.goTo("/house/people")
+	p.waitText("#offers", later)
+	noa := `#seats > li[data-seat="` + seatID(t, a, owner, "noa@studio.test") + `"]`
+	p.until(`!document.querySelector('#seats > li[data-seat="`+owner.ID+`"] button')`, 10e9, "no action on the founder's own seat")
+	p.check("people-owner")
+	p.shot("people-owner")
+	p.b.Eval(t, `document.querySelector(`+jsString(noa+` select`)+`).value = "admin"`, nil)
+	p.click(noa + ` form button`)
+	p.waitText(noa+` [data-role]`, "admin")
+	p.click(`#seats > li[data-seat="` + tom.ID + `"] button.danger`)
+	p.waitText(`#seats > li[data-seat="`+tom.ID+`"] button.danger`, "Press again")
+	p.click(`#seats > li[data-seat="` + tom.ID + `"] button.danger`)
+	p.until(`document.querySelectorAll("#seats > li").length === 2`, 10e9, "Tom's seat gone")
+	p.click(noa + ` button[data-api="POST /api/toolkit/org/transfer"]`)
+	p.waitText(noa+` button[data-api="POST /api/toolkit/org/transfer"]`, "Press again")
+	p.click(noa + ` button[data-api="POST /api/toolkit/org/transfer"]`)
+	p.waitText(noa+` [data-role]`, "owner")
+	p.waitText(`#seats > li[data-seat="`+owner.ID+`"] [data-role]`, "admin")
+	p.until(`!document.querySelector(`+jsString(noa+` button`)+`)`, 10e9, "an admin's page: nothing to do to the owner's seat")
+	p.check("people-handed-over")
+	p.shot("people-handed-over")
+}
+
+// seatID is the user id of the seat an address holds in u's house, as the
+// seats list answers it.
+func seatID(t *testing.T, a *apptest.App, u *apptest.User, email string) string {
+	t.Helper()
+	var l struct {
+		Seats []struct{ UserID, Email string }
+	}
+	a.Do(t, "GET", "/api/toolkit/org/seats", u.Session(), nil).JSON(t, &l)
+	for _, s := range l.Seats {
+		if s.Email == email {
+			return s.UserID
+		}
+	}
+	t.Fatalf("no seat of %s in %+v", email, l.Seats)
+	return ""
 }

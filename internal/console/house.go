@@ -12,6 +12,7 @@ import (
 	"studio/internal/httpapi"
 	"studio/internal/judge"
 	"studio/internal/notify"
+	"studio/internal/seat"
 	"studio/internal/support"
 	"studio/internal/webhook"
 )
@@ -93,14 +94,31 @@ func (c *Console) castingPage(w http.ResponseWriter, r *http.Request) error {
 	return c.house(w, me, "casting", "Casting", "casting", d, "")
 }
 
-// peoplePage is GET /house/people: the houses the visitor sits in, offers
-// of a seat (with the letter's link), leaving a house.
+// peopleData is the people page: the house's seats and open offers, the
+// roles an offer may carry and those a seat's change may set.
+type peopleData struct {
+	seat.List
+	Me       seat.Seat // the visitor's own seat
+	Roles    []auth.Role
+	Settable []auth.Role
+}
+
+// peoplePage is GET /house/people: the house's seats with what the
+// visitor may do to each (change a role, remove, hand the house over),
+// the open offers, a new offer (with the letter's link), the houses the
+// visitor sits in, and leaving this one.
 func (c *Console) peoplePage(w http.ResponseWriter, r *http.Request) error {
-	me, err := c.visitor(w, r)
+	d := peopleData{Roles: auth.Roles, Settable: seat.Settable}
+	me, err := c.visitor(w, r, read{path: "/api/toolkit/org/seats", out: &d.List})
 	if err != nil {
 		return err
 	}
-	return c.house(w, me, "people", "People", "people", struct{ Roles []auth.Role }{Roles: auth.Roles}, "")
+	for _, s := range d.Seats {
+		if s.You {
+			d.Me = s
+		}
+	}
+	return c.house(w, me, "people", "People", "people", d, "")
 }
 
 // keysPage is GET /house/keys.

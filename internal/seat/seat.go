@@ -148,15 +148,17 @@ func (r *RoleRequest) Validate() error {
 		return errs.Msg(errs.BadBody, "userId and role are required.")
 	}
 	if r.Role == auth.Owner {
-		return errs.With(errOwnerRole, "legal", settable)
+		return errs.With(errOwnerRole, "legal", Settable)
 	}
 	if !r.Role.Valid() {
-		return errs.With(errs.BadRole, "legal", settable)
+		return errs.With(errs.BadRole, "legal", Settable)
 	}
 	return nil
 }
 
-var settable = []auth.Role{auth.Viewer, auth.Member, auth.Admin}
+// Settable are the roles a seat's role change may set (owner comes only
+// by an offer or a transfer).
+var Settable = []auth.Role{auth.Viewer, auth.Member, auth.Admin}
 
 // RoleChanged answers a role change.
 type RoleChanged struct {
