@@ -126,8 +126,8 @@ func NewAPI(core *Core) (*API, error) {
 			served, _ := engine.Provider(eng, tool)
 			return job.OptionSpecs(tool, served)
 		}, now),
-		Wake: core.wakeWorkers,
-		Ping: db.Ping,
+		Wake:  core.wakeWorkers,
+		Ready: core.Ready,
 	}, log)
 	return &API{Server: srv, Handler: mount(srv, accounts, log), Shares: shares, Casting: cast, Door: door, Limits: limits, core: core}, nil
 }

@@ -27,6 +27,7 @@ import (
 	"studio/internal/engine/imageapi"
 	"studio/internal/engine/local"
 	"studio/internal/events"
+	"studio/internal/httpapi"
 	"studio/internal/imagemem"
 	"studio/internal/job"
 	"studio/internal/judge"
@@ -187,6 +188,21 @@ func (c *Core) wakeWorkers() {
 	if wake := c.workers.Load(); wake != nil {
 		(*wake)()
 	}
+}
+
+// Ready is the process's readiness (GET /ready): the database answers with
+// every embedded migration applied, and the blob store answers (a missing
+// probe key is an answer). A failure is an *httpapi.NotReady naming the part.
+func (c *Core) Ready(ctx context.Context) error {
+	if err := c.DB.Ready(ctx); errors.Is(err, sqlstore.ErrPending) {
+		return &httpapi.NotReady{Part: "migrations", Err: err}
+	} else if err != nil {
+		return &httpapi.NotReady{Part: "database", Err: err}
+	}
+	if _, err := c.Blobs.Stat(ctx, "ready/probe"); err != nil && !errors.Is(err, blob.ErrNotFound) {
+		return &httpapi.NotReady{Part: "blobs", Err: err}
+	}
+	return nil
 }
 
 // keepHolds starts, once per process, the renewal of its holder's lease

@@ -335,9 +335,17 @@ func TestHealth(t *testing.T) {
 		if _, ok := m["uptime"].(float64); !ok {
 			t.Errorf("uptime = %v; want a number", m["uptime"])
 		}
+		if res := a.Do(t, "GET", "/ready", apptest.Anonymous, nil); res.Status != 200 || res.Map(t)["ready"] != true {
+			t.Errorf("ready: %d %s; want 200 {ready: true}", res.Status, res.Body)
+		}
 		a.DB.Close()
-		if res := a.Do(t, "GET", "/health", apptest.Anonymous, nil); res.Status != 503 || res.Code != "UNHEALTHY" {
-			t.Errorf("health with the database closed: %d %s; want 503 UNHEALTHY", res.Status, res.Body)
+		// Liveness touches nothing: the process still answers.
+		if res := a.Do(t, "GET", "/health", apptest.Anonymous, nil); res.Status != 200 {
+			t.Errorf("health with the database closed: %d %s; want 200", res.Status, res.Body)
+		}
+		res = a.Do(t, "GET", "/ready", apptest.Anonymous, nil)
+		if res.Status != 503 || res.Code != "NOT_READY" || res.Map(t)["part"] != "database" {
+			t.Errorf("ready with the database closed: %d %s; want 503 NOT_READY part database", res.Status, res.Body)
 		}
 	})
 }

@@ -4,6 +4,7 @@ package httpapi_test
 var metaWalk = walkArea{
 	samples: map[string]sampleFunc{
 		"GET /health":       static("/health", nil),
+		"GET /ready":        static("/ready", nil),
 		"GET /openapi.json": static("/openapi.json", nil),
 		"GET /docs":         static("/docs", nil),
 	},

@@ -49,7 +49,7 @@ func TestErrorBodyOrder(t *testing.T) {
 
 // TestClientCancelIsNotAServerError: when the client goes away mid-request,
 // whatever the cancelled work returns (a context error, a driver's own
-// error, /health's failed ping) is logged at info as a client cancel with
+// error, /ready's failed check) is logged at info as a client cancel with
 // status 499, never as a 500 or 503 with an error line.
 func TestClientCancelIsNotAServerError(t *testing.T) {
 	blocked := func(ctx context.Context) error { <-ctx.Done(); return fmt.Errorf("ping: %w", ctx.Err()) }
@@ -57,7 +57,7 @@ func TestClientCancelIsNotAServerError(t *testing.T) {
 		name    string
 		handler http.Handler
 	}{
-		{"health", NewServer(Config{}, Services{Ping: blocked}, slog.New(slog.DiscardHandler))},
+		{"ready", NewServer(Config{}, Services{Ready: blocked}, slog.New(slog.DiscardHandler))},
 		{"wrapped context error", appHandler(func(w http.ResponseWriter, r *http.Request) error {
 			<-r.Context().Done()
 			return fmt.Errorf("list posts: %w", r.Context().Err())
@@ -80,7 +80,7 @@ func TestClientCancelIsNotAServerError(t *testing.T) {
 				h = observe(slog.New(slog.NewJSONHandler(&logs, nil)), s.mux)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			req := httptest.NewRequest("GET", "/health", nil).WithContext(ctx)
+			req := httptest.NewRequest("GET", "/ready", nil).WithContext(ctx)
 			done := make(chan struct{})
 			go func() {
 				defer close(done)

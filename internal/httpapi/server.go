@@ -87,7 +87,7 @@ type Services struct {
 	Access     *access.Service             // what a user may open, and the tools' curated items
 	Analyst    *analyst.Service            // the internal analyst's aggregates and actions
 	Wake       func()                      // tells this process's workers that work is queued
-	Ping       func(context.Context) error // checks the database answers
+	Ready      func(context.Context) error // GET /ready: the stores answer (a *NotReady names the part that does not)
 }
 
 // Server is the HTTP API.
