@@ -52,9 +52,12 @@ func TestOpenBlobs(t *testing.T) {
 }
 
 // TestEngines: each tool runs on the first configured engine that can
-// perform it, fal first, then the image endpoint, then the local engine,
-// and capabilities name that engine.
+// perform it in ENGINE_ORDER (FASHN, fal, the image endpoint, the local
+// engine by default), and capabilities name that engine.
 func TestEngines(t *testing.T) {
+	both := Config{FalKey: "k", FalURL: "http://fal.test", FashnKey: "k", FashnURL: "http://fashn.test", AIImageBaseURL: "http://img.test"}
+	falFirst := both
+	falFirst.EngineOrder, _ = parseEngineOrder("fal, local")
 	cases := []struct {
 		name      string
 		cfg       Config
@@ -63,19 +66,23 @@ func TestEngines(t *testing.T) {
 		upscale   string
 		err       bool
 	}{
+		{name: "FASHN only", cfg: Config{FashnKey: "k", FashnURL: "http://fashn.test"}, lookbook: "fashn", character: "fashn", upscale: "local"},
+		{name: "every provider, the default order", cfg: both, lookbook: "fashn", character: "fashn", upscale: "fal"},
+		{name: "fal first, then local, then the rest", cfg: falFirst, lookbook: "fal", character: "fal", upscale: "fal"},
 		{name: "local only", lookbook: "local", upscale: "local"},
 		{name: "image endpoint", cfg: Config{AIImageBaseURL: "http://img.test", AIImageModel: "gpt-image-1"},
 			lookbook: "image-api", character: "image-api", upscale: "local"},
 		{name: "fal and the image endpoint", cfg: Config{FalKey: "k", FalURL: "http://fal.test", AIImageBaseURL: "http://img.test"},
 			lookbook: "fal", character: "fal", upscale: "fal"},
 		{name: "a bad image endpoint", cfg: Config{AIImageBaseURL: "ftp://img.test"}, err: true},
+		{name: "a bad FASHN URL", cfg: Config{FashnKey: "k", FashnURL: "ftp://fashn.test"}, err: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			eng, _, err := engines(c.cfg)
 			if c.err {
 				if err == nil {
-					t.Fatal("a bad AI_IMAGE_BASE_URL is accepted")
+					t.Fatal("a bad provider URL is accepted")
 				}
 				return
 			}
@@ -88,5 +95,26 @@ func TestEngines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEngineOrder: ENGINE_ORDER names engines once each; those it leaves
+// out follow in the default order; anything else stops the start.
+func TestEngineOrder(t *testing.T) {
+	for v, want := range map[string]string{
+		"fashn,fal,image-api,local": "fashn,fal,image-api,local",
+		" Local , fal":              "local,fal,fashn,image-api",
+		"image-api":                 "image-api,fashn,fal,local",
+		"fal,fal":                   "",
+		"fal,openai":                "",
+		"fal,,local":                "",
+	} {
+		got, err := parseEngineOrder(v)
+		if (err == nil) != (want != "") || strings.Join(got, ",") != want {
+			t.Errorf("ENGINE_ORDER=%q: %v, %v; want %q", v, got, err, want)
+		}
+	}
+	if _, err := Load(func(k string) string { return map[string]string{"ENGINE_ORDER": "fashn,gpu"}[k] }); err == nil || !strings.Contains(err.Error(), "ENGINE_ORDER") {
+		t.Errorf("Load with a bad ENGINE_ORDER: %v; want an error naming it", err)
 	}
 }

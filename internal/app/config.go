@@ -16,6 +16,7 @@ import (
 
 	"studio/internal/billing"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/fashn"
 	"studio/internal/httpguard"
 )
 
@@ -39,6 +40,9 @@ type Config struct {
 	AIImageBaseURL, AIImageAPIKey, AIImageModel string
 	SMTPURL                                     string
 	FalURL                                      string            // fal's queue endpoint (tests point it at a local server)
+	FashnKey                                    string            // FASHN_API_KEY: FASHN's prediction API (DECISIONS §11)
+	FashnURL                                    string            // FASHN_URL: its base, without /v1 (tests point it at a local server)
+	EngineOrder                                 []string          // ENGINE_ORDER: which configured engine serves a tool several can
 	Workers                                     int               // jobs rendered at once by this process
 	JobLease                                    time.Duration     // how long a claimed job stays leased without a heartbeat
 	RenderDeadline                              time.Duration     // STUDIO_RENDER_DEADLINE: how long a claimed develop may render before it fails with PROVIDER_TIMEOUT
@@ -149,6 +153,16 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
 	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",
 		set: func(c *Config, v string) error { c.FalURL = v; return nil }},
+	{Name: "FASHN_API_KEY", Shown: "(unset)", Help: "FASHN key for the FASHN engine (try-on, look frames, generate-character, background removal, reframe)",
+		set: func(c *Config, v string) error { c.FashnKey = v; return nil }},
+	{Name: "FASHN_URL", Default: fashn.DefaultBaseURL, Help: "FASHN's API, without /v1",
+		set: func(c *Config, v string) error { c.FashnURL = v; return nil }},
+	{Name: "ENGINE_ORDER", Default: strings.Join(DefaultEngineOrder, ","), Help: "the order in which configured engines are chosen for a tool several can perform (fashn, fal, image-api, local)",
+		set: func(c *Config, v string) error {
+			order, err := parseEngineOrder(v)
+			c.EngineOrder = order
+			return err
+		}},
 	{Name: "BILLING_PROVIDER", Shown: "(unset: money routes answer 503)", Help: "payment provider: local (the built-in test provider, test mode) or polar",
 		set: func(c *Config, v string) error {
 			if v != "" && v != "local" && v != "polar" {

@@ -22,6 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 		Guard: httpguard.Options{HeaderTimeout: 5 * time.Second, BodyTimeout: 30 * time.Second, UploadTimeout: 5 * time.Minute,
 			WriteTimeout: time.Minute, IdleTimeout: time.Minute, MaxPerClient: 256},
 		DecodeMB: 1024, SweepEvery: time.Hour, SweepGrace: time.Hour, ShotDays: 30, ResendURL: "https://api.resend.com/", PolarURL: "https://api.polar.sh", AIImageModel: "gpt-image-1",
+		FashnURL: "https://api.fashn.ai", EngineOrder: []string{"fashn", "fal", "image-api", "local"},
 		publicFollows: true, webFollows: true}
 	if fmt.Sprintf("%+v", c) != fmt.Sprintf("%+v", want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", c, want)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"studio/internal/digest"
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/fashn"
 	"studio/internal/engine/imageapi"
 	"studio/internal/engine/local"
 	"studio/internal/events"
@@ -237,27 +239,72 @@ func openBlobs(ctx context.Context, blobURL, dataDir string) (blob.Store, error)
 	return s3.New(ctx, cfg)
 }
 
+// DefaultEngineOrder is ENGINE_ORDER's default (DECISIONS §11): among the
+// configured engines that can perform a tool, FASHN first, then fal, the
+// image endpoint, the local engine.
+var DefaultEngineOrder = []string{tool.Fashn, tool.Fal, tool.ImageAPI, tool.Local}
+
+// parseEngineOrder reads ENGINE_ORDER: engine names, comma-separated, each
+// once. An engine it leaves out keeps its default place after the named
+// ones, so the local engine always ends the chain somewhere.
+func parseEngineOrder(v string) ([]string, error) {
+	var order []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		switch {
+		case !slices.Contains(DefaultEngineOrder, name):
+			return nil, fmt.Errorf("names %q, which is not an engine (%s)", name, strings.Join(DefaultEngineOrder, ", "))
+		case slices.Contains(order, name):
+			return nil, fmt.Errorf("names %s twice", name)
+		}
+		order = append(order, name)
+	}
+	for _, name := range DefaultEngineOrder {
+		if !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	return order, nil
+}
+
 // engines builds the develop engine: the local engine (with its lookbook
-// tool) always, the image endpoint engine in front of it when
-// AI_IMAGE_BASE_URL is set, and the fal engine in front of both when
-// FAL_KEY is set: each tool runs on the first that can perform it.
+// tool) always, the image endpoint engine when AI_IMAGE_BASE_URL is set,
+// the fal engine when FAL_KEY is set and the FASHN engine when
+// FASHN_API_KEY is set, chained in ENGINE_ORDER: each tool runs on the
+// first that can perform it.
 func engines(cfg Config) (engine.Engine, *fal.Engine, error) {
-	chain := []engine.Engine{local.New(), local.NewLookbook()}
+	built := map[string][]engine.Engine{tool.Local: {local.New(), local.NewLookbook()}}
 	if cfg.AIImageBaseURL != "" {
 		img, err := imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel)
 		if err != nil {
 			return nil, nil, err
 		}
-		chain = append([]engine.Engine{img}, chain...)
+		built[tool.ImageAPI] = []engine.Engine{img}
 	}
-	if cfg.FalKey == "" {
-		return engine.Chain(chain...), nil, nil
+	var f *fal.Engine
+	if cfg.FalKey != "" {
+		var err error
+		if f, err = fal.New(cfg.FalKey, cfg.FalURL); err != nil {
+			return nil, nil, err
+		}
+		built[tool.Fal] = []engine.Engine{f}
 	}
-	f, err := fal.New(cfg.FalKey, cfg.FalURL)
-	if err != nil {
-		return nil, nil, err
+	if cfg.FashnKey != "" {
+		fa, err := fashn.New(cfg.FashnKey, cfg.FashnURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		built[tool.Fashn] = []engine.Engine{fa}
 	}
-	return engine.Chain(append([]engine.Engine{f}, chain...)...), f, nil
+	order := cfg.EngineOrder
+	if len(order) == 0 {
+		order = DefaultEngineOrder
+	}
+	var chain []engine.Engine
+	for _, name := range order {
+		chain = append(chain, built[name]...)
+	}
+	return engine.Chain(chain...), f, nil
 }
 
 // mailer builds the sender of letters: the test's, Resend, SMTP, or the

@@ -346,7 +346,7 @@ func Serving(e Engine, tool string) Engine {
 }
 
 // Provider names, for the wire, the engine within e that performs tool:
-// local, fal or image-api ("" when none can), and what the tool's
+// local, fal, image-api or fashn ("" when none can), and what the tool's
 // declaration says of it on that engine when it performs it only as a
 // proof or a composite (tool.Tool.Notes). The local engine's lookbook tool
 // is the local engine.

@@ -14,6 +14,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/fashn"
 	"studio/internal/engine/imageapi"
 	"studio/internal/engine/local"
 	"studio/internal/tool"
@@ -97,7 +98,11 @@ func TestEnginesServeWhatTheRegistryDeclares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range []engine.Engine{local.New(), local.NewLookbook(), f, api} {
+	fa, err := fashn.New("k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []engine.Engine{local.New(), local.NewLookbook(), f, api, fa} {
 		if got, want := e.Tools(), tool.ServedBy(e.Name()); !slices.Equal(got, want) || len(got) == 0 {
 			t.Errorf("%s performs %v; the registry says %v", e.Name(), got, want)
 		}

@@ -127,7 +127,7 @@ type Receipt struct {
 type Capability struct {
 	Tool    string       `json:"tool"`
 	Prices  []TierPrice  `json:"prices"`
-	Engine  string       `json:"engine" enum:"local,fal,image-api" description:"The configured engine that performs the tool."`
+	Engine  string       `json:"engine" enum:"local,fal,image-api,fashn" description:"The configured engine that performs the tool."`
 	Options []OptionSpec `json:"options" description:"The options the tool reads, sent as params (MCP) or form fields (submit)."`
 	Note    string       `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite."`
 }
@@ -161,7 +161,7 @@ func (s *Service) Capabilities() []Capability {
 type CatalogTool struct {
 	Tool    string            `json:"tool"`
 	Prices  ledger.TierPrices `json:"prices"`
-	Engine  *string           `json:"engine" enum:"local,fal,image-api" description:"The configured engine that performs the tool; null when none here can."`
+	Engine  *string           `json:"engine" enum:"local,fal,image-api,fashn" description:"The configured engine that performs the tool; null when none here can."`
 	Options []OptionSpec      `json:"options" description:"The options the tool reads. Look frames (lookbook) take theirs from the look routes."`
 	Note    string            `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite."`
 }

@@ -66,7 +66,7 @@ func TestUnservedTools(t *testing.T) {
 		rows[row.Tool] = row
 	}
 	for name, note := range map[string]string{
-		"generate-character": "No engine configured here performs generate-character; set FAL_KEY or AI_IMAGE_BASE_URL to develop it.",
+		"generate-character": "No engine configured here performs generate-character; set FAL_KEY, AI_IMAGE_BASE_URL or FASHN_API_KEY to develop it.",
 		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
 	} {
 		if row := rows[name]; row.Engine != nil || row.Note != note {

@@ -76,15 +76,16 @@ func internal(name, desc string) Option {
 }
 
 // lookOption is an option the look service writes on a look frame that
-// every engine serving looks reads (the local proofs, fal, the image API).
+// every engine serving looks reads (the local proofs, fal, the image API,
+// FASHN).
 func lookOption(name, desc string) Option {
-	return Option{Name: name, Type: TypeString, Engines: []string{Lookbook, Fal, ImageAPI}, Internal: true, Description: desc}
+	return Option{Name: name, Type: TypeString, Engines: []string{Lookbook, Fal, ImageAPI, Fashn}, Internal: true, Description: desc}
 }
 
 // lookProvider is an option the look service writes on a look frame that
 // only the generating providers read: the local proofs follow no words.
 func lookProvider(name, desc string) Option {
-	return Option{Name: name, Type: TypeString, Engines: []string{Fal, ImageAPI}, Internal: true, Description: desc}
+	return Option{Name: name, Type: TypeString, Engines: []string{Fal, ImageAPI, Fashn}, Internal: true, Description: desc}
 }
 
 // options is the registry's options of one tool, runId last (every tool

@@ -12,19 +12,23 @@ var image = []Role{{Name: "image", Required: true}}
 // prices is a row of the default price table: tokens at 1k, 2k and 4k.
 func prices(k1, k2, k4 int64) ledger.TierPrices { return ledger.TierPrices{K1: k1, K2: k2, K4: k4} }
 
-// The engines that perform the image tools: the local engine and fal.
-var localAndFal = []string{Local, Fal}
+// The engines that perform the image tools: the local engine and fal;
+// FASHN (DECISIONS §11) performs those it has a model for as well.
+var (
+	localAndFal      = []string{Local, Fal}
+	localFalAndFashn = []string{Local, Fal, Fashn}
+)
 
 // registry is every tool, in the price table's order (DECISIONS §4, §5, §10).
 var registry = []Tool{
 	{Name: "upscale", Title: "Upscale", Submit: true, Roles: image, Options: options(),
 		Prices: prices(2, 3, 5), Engines: localAndFal},
 	{Name: "reframe", Title: "Reframe", Submit: true, Roles: image, Options: options(
-		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Required: true, Engines: []string{Local, Fal},
+		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Required: true, Engines: []string{Local, Fal, Fashn},
 			Description: "The frame's new aspect: the picture is kept whole and the new area filled."},
 		Option{Name: "fill", Type: TypeEnum, Legal: []string{"auto", "extend", "blur"}, Default: "auto", Engines: []string{Local},
 			Description: "How the new area is filled: extend continues the edges, blur lays a blurred copy of the picture, auto extends a plain border and blurs a busy one."},
-	), Prices: prices(3, 4, 6), Engines: localAndFal, Aspect: "aspect"},
+	), Prices: prices(3, 4, 6), Engines: localFalAndFashn, Aspect: "aspect"},
 	{Name: "packshot", Title: "Packshot", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "background"}}, Options: options(
 		Option{Name: "bg", Type: TypeColor, Legal: []string{"white", "image", "#rrggbb"}, Form: FormGround, Default: "white", Engines: []string{Local, Fal},
 			Needs:       map[string]string{"image": "background"},
@@ -59,14 +63,17 @@ var registry = []Tool{
 		prompt("Words added to the model's instruction."),
 	), Prices: prices(5, 7, 10), Engines: localAndFal},
 	{Name: "tryon", Title: "Try-on", Submit: true, Roles: []Role{{Name: "model", Required: true}, {Name: "garment", Required: true, Most: 6}},
-		Options: options(), Prices: prices(8, 12, 18), Engines: localAndFal,
-		Notes: map[string]string{Local: "Composite: the local engine lays each garment, cut out and scaled, over the model; it does not drape or re-fit it. Set FAL_KEY for a generative try-on."}},
+		Options: options(
+			Option{Name: "speed", Type: TypeEnum, Legal: []string{"quality", "fast"}, Default: "quality", Engines: []string{Fashn},
+				Description: "fast trades detail for speed: FASHN's tryon-v1.6 instead of tryon-max."},
+		), Prices: prices(8, 12, 18), Engines: localFalAndFashn,
+		Notes: map[string]string{Local: "Composite: the local engine lays each garment, cut out and scaled, over the model; it does not drape or re-fit it. Set FASHN_API_KEY or FAL_KEY for a generative try-on."}},
 	{Name: "generate-character", Title: "Generate character", Submit: true, Roles: []Role{{Name: "image"}}, Options: options(
-		Option{Name: "prompt", Type: TypeString, Required: true, Unless: "image", Engines: []string{Fal, ImageAPI},
+		Option{Name: "prompt", Type: TypeString, Required: true, Unless: "image", Engines: []string{Fal, ImageAPI, Fashn},
 			Description: "The character to generate; required unless an image is given."},
-		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Default: "1:1", Engines: []string{Fal, ImageAPI},
+		Option{Name: "aspect", Type: TypeString, Legal: optAspectForm, Form: FormAspect, Default: "1:1", Engines: []string{Fal, ImageAPI, Fashn},
 			Description: "The frame's aspect, without an image."},
-	), Prices: prices(6, 9, 13), Engines: []string{Fal, ImageAPI}},
+	), Prices: prices(6, 9, 13), Engines: []string{Fal, ImageAPI, Fashn}},
 	{Name: "lookbook", Title: "Look frame",
 		Roles: []Role{{Name: "model", Required: true}, {Name: "item", Most: 6}, {Name: "background"}, {Name: "base"}},
 		Options: options(
@@ -84,11 +91,11 @@ var registry = []Tool{
 			lookProvider("control.weight", "A posture key's weight stop (left, even, right)."),
 			lookProvider("control.arms", "A posture key's arms stop (relaxed, pockets, hip, crossed)."),
 			lookProvider("control.energy", "A posture key's energy stop (still, easy, dynamic)."),
-		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI},
-		Notes: map[string]string{Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."}},
+		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI, Fashn},
+		Notes: map[string]string{Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."}},
 	{Name: "lookbook-video", Title: "Lookbook video", Submit: true, Roles: image,
 		Options: options(prompt("How the model moves; a gentle walk towards the camera when absent.")),
 		Prices:  prices(40, 60, 90), Engines: []string{Fal}, Video: true, Deadline: 30 * time.Minute},
 	{Name: "remove-background", Title: "Remove background", Submit: true, Roles: image, Options: options(),
-		Prices: prices(2, 2, 2), Engines: localAndFal},
+		Prices: prices(2, 2, 2), Engines: localFalAndFashn},
 }

@@ -26,6 +26,7 @@ const (
 	Lookbook = "lookbook"  // the local engine's look frames (local.Lookbook)
 	Fal      = "fal"       // fal.ai's queue API (package engine/fal)
 	ImageAPI = "image-api" // an OpenAI-compatible image edit endpoint (package engine/imageapi)
+	Fashn    = "fashn"     // FASHN's prediction API (package engine/fashn)
 	Service  = "service"   // not an engine: an option the service reads (runs)
 )
 
@@ -124,7 +125,7 @@ func (t Tool) Note(engine string) string { return t.Notes[engine] }
 
 // Settings name, by engine, the setting that configures it; the local
 // engine needs none (it is always there).
-var Settings = map[string]string{Fal: "FAL_KEY", ImageAPI: "AI_IMAGE_BASE_URL"}
+var Settings = map[string]string{Fal: "FAL_KEY", ImageAPI: "AI_IMAGE_BASE_URL", Fashn: "FASHN_API_KEY"}
 
 // Unserved says what would serve the tool when no configured engine
 // performs it: every setting of an engine that can (issue 27). It is the

@@ -13,7 +13,7 @@ import (
 // tier, served by some engine and titled; every role and option is
 // declared once and well formed.
 func TestRegistryIsWellFormed(t *testing.T) {
-	engines := []string{tool.Local, tool.Lookbook, tool.Fal, tool.ImageAPI}
+	engines := []string{tool.Local, tool.Lookbook, tool.Fal, tool.ImageAPI, tool.Fashn}
 	seen := map[string]bool{}
 	for _, d := range tool.All() {
 		switch {
@@ -150,7 +150,7 @@ func TestReads(t *testing.T) {
 // that would serve it; a tool the local engine performs always is served.
 func TestUnserved(t *testing.T) {
 	for name, want := range map[string]string{
-		"generate-character": "No engine configured here performs generate-character; set FAL_KEY or AI_IMAGE_BASE_URL to develop it.",
+		"generate-character": "No engine configured here performs generate-character; set FAL_KEY, AI_IMAGE_BASE_URL or FASHN_API_KEY to develop it.",
 		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
 	} {
 		d, ok := tool.Get(name)

@@ -11,6 +11,8 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/engine/fal/faltest"
+	"studio/internal/engine/fashn"
+	"studio/internal/engine/fashn/fashntest"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/ts"
@@ -111,6 +113,66 @@ func TestProviderDeadline(t *testing.T) {
 	}
 	if b := f.balance(t); b.Balance != 60 || b.Held != 0 {
 		t.Errorf("balance %d, held %d; want 60 and 0: nothing charged", b.Balance, b.Held)
+	}
+	f.wantNoErrors(t)
+}
+
+// TestFashnDevelops: with one worker and FASHN serving generate-character
+// through its stand-in, a prediction that stays processing and one whose
+// status connection never answers fail with PROVIDER_TIMEOUT at their
+// (short) deadline, their holds voided (FASHN has no cancel to send); a
+// prediction FASHN's moderation refuses fails PROVIDER_REFUSED in
+// FASHN's words, its hold voided; another house's develop is done
+// meanwhile. Then, with the default deadline (a finished frame takes real
+// time under -race), a prediction that completes is done and charged once.
+func TestFashnDevelops(t *testing.T) {
+	f := newFixture(t)
+	other, otherUser := f.newHouse(t, "Ines")
+	srv := fashntest.New(t, "k-1")
+	srv.Answer(func(_ string, inputs map[string]any) fashntest.Answer {
+		p, _ := inputs["prompt"].(string)
+		return fashntest.Answer{Stuck: p == "stuck", Hang: p == "hang", Fail: map[string]string{"refused": "ContentModerationError"}[p]}
+	})
+	provider, err := fashn.New("k-1", srv.URL, fashn.WithPolling(5*time.Millisecond, 20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stuck := f.character(t, f.house, f.user, "stuck")
+	hung := f.character(t, f.house, f.user, "hang")
+	refused := f.character(t, f.house, f.user, "refused")
+	theirs := f.submitIn(t, other, otherUser, "")
+	const limit = 300 * time.Millisecond
+	stop := f.pool(t, routed{provider, newFakeEngine()}, worker.Options{Concurrency: 1, Poll: 10 * time.Millisecond,
+		DeadlineOf: func(tool string) time.Duration {
+			if tool == "generate-character" {
+				return limit
+			}
+			return 0
+		}})
+
+	within(t, "the other house's develop done", func() bool { return f.job(t, theirs.ID).Status == job.Done })
+	within(t, "the refused develop failed", func() bool { return f.job(t, refused.ID).Status == job.Failed })
+	stop()
+	made := f.character(t, f.house, f.user, "A tall model in linen.")
+	f.pool(t, routed{provider, newFakeEngine()}, worker.Options{Concurrency: 1, Poll: 10 * time.Millisecond})
+	within(t, "the character made", func() bool { return f.job(t, made.ID).Status == job.Done })
+	f.wantTimedOut(t, stuck.ID, limit)
+	f.wantTimedOut(t, hung.ID, limit)
+	j := f.job(t, refused.ID)
+	if want := "FASHN's safety check refused this picture, so no frame was made. Nothing was charged."; j.Status != job.Failed ||
+		j.ErrorCode == nil || *j.ErrorCode != engine.CodeRefused || j.Error == nil || *j.Error != want {
+		t.Errorf("the refused job: %s %v %v; want failed %s %q", j.Status, j.ErrorCode, j.Error, engine.CodeRefused, want)
+	}
+	for id, want := range map[string]ledger.HoldState{refused.ID: ledger.Voided, made.ID: ledger.Posted} {
+		if h := f.hold(t, id); h.State != want {
+			t.Errorf("job %s: hold %s; want %s", id, h.State, want)
+		}
+	}
+	if runs := srv.Runs(); len(runs) != 4 || runs[3].Model != "model-create" || runs[3].Inputs["prompt"] != "A tall model in linen." {
+		t.Errorf("FASHN ran %+v; want four model-create predictions, the last with its prompt", runs)
+	}
+	if b := f.balance(t); b.Balance != 60-4 || b.Held != 0 {
+		t.Errorf("balance %d, held %d; want 56 and 0: the made character charged once, nothing else", b.Balance, b.Held)
 	}
 	f.wantNoErrors(t)
 }
