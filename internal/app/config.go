@@ -153,7 +153,7 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.SMTPURL = v; return nil }},
 	{Name: "FAL_URL", Default: fal.DefaultBaseURL, Help: "fal's queue endpoint",
 		set: func(c *Config, v string) error { c.FalURL = v; return nil }},
-	{Name: "FASHN_API_KEY", Shown: "(unset)", Help: "FASHN key for the FASHN engine (try-on, look frames, generate-character, background removal, reframe)",
+	{Name: "FASHN_API_KEY", Shown: "(unset)", Help: "FASHN key for the FASHN engine (try-on, look frames, generate-character, background removal, reframe, edits)",
 		set: func(c *Config, v string) error { c.FashnKey = v; return nil }},
 	{Name: "FASHN_URL", Default: fashn.DefaultBaseURL, Help: "FASHN's API, without /v1",
 		set: func(c *Config, v string) error { c.FashnURL = v; return nil }},

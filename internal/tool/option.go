@@ -70,6 +70,12 @@ func prompt(desc string) Option {
 	return Option{Name: "prompt", Type: TypeString, Engines: []string{Fal}, Description: desc}
 }
 
+// editPrompt is the words added to an edit tool's own instruction, read by
+// fal and FASHN (its edit model).
+func editPrompt(desc string) Option {
+	return Option{Name: "prompt", Type: TypeString, Engines: []string{Fal, Fashn}, Description: desc}
+}
+
 // internal is an option the look service writes on a look frame.
 func internal(name, desc string) Option {
 	return Option{Name: name, Type: TypeString, Engines: []string{Lookbook}, Internal: true, Description: desc}

@@ -2,7 +2,6 @@ package fal
 
 import (
 	"encoding/base64"
-	"fmt"
 	"math"
 	"strings"
 
@@ -117,12 +116,8 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["image_url"] = one("image")
 		in["output_format"] = "png"
 	case "camera-lens":
-		lens := engine.DefaultLens
-		if s := r.Param("lens"); s != "" {
-			lens, _ = engine.ParseLens(s)
-		}
 		in["image_url"] = one("image")
-		in["prompt"] = lensPrompt(lens)
+		in["prompt"] = engine.Instruction(r)
 	case "harmonize":
 		urls := []string{one("background"), one("image")}
 		prompt := "Place the subject of the second image into the scene of the first image, matching its light, colour and shadows. Keep the subject's garments, face and pose exactly."
@@ -138,22 +133,21 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["prompt"] = prompt + words
 	case "iron":
 		in["image_url"] = one("image")
-		in["prompt"] = "Remove the wrinkles and creases from the garment as if it were freshly steamed. Keep its colour, pattern, seams, cut and everything else in the image unchanged."
+		in["prompt"] = engine.Instruction(r)
 	case "cleanup":
 		in["image_url"] = one("image")
 		in["mask_url"] = one("mask")
 	case "color-change":
 		in["image_url"] = one("image")
-		in["prompt"] = "Change the colour of the garment to " + r.Param("color") + ". Keep its shading, texture, folds, shape and everything else in the image unchanged."
+		in["prompt"] = engine.Instruction(r)
 		if m := one("mask"); m != "" {
 			model = e.models["color-change+mask"]
 			in["mask_url"] = m
 			in["prompt"] = "The same garment in the colour " + r.Param("color") + ", with the same shading, texture and folds."
 		}
 	case "fit-adjust":
-		fit, _ := engine.ParseFit(r.Param("fit"))
 		in["image_url"] = one("image")
-		in["prompt"] = "Make the garment a " + string(fit) + " fit. Keep the person, pose, fabric, colour and background unchanged."
+		in["prompt"] = engine.Instruction(r)
 	case "tryon":
 		in["model_image"] = one("model")
 		in["garment_image"] = one("garment")
@@ -289,22 +283,6 @@ func nearestAspect(a engine.Aspect) string {
 		}
 	}
 	return best
-}
-
-func lensPrompt(l engine.Lens) string {
-	if l.Macro {
-		return "Re-shoot this photo with a macro lens: a razor-thin plane of focus on the garment's detail, everything else falling off into soft blur. Keep the subject, colours and composition."
-	}
-	character := "natural perspective"
-	switch {
-	case l.Focal <= 28:
-		character = "wide-angle perspective with slight barrel distortion and visible vignetting"
-	case l.Focal <= 40:
-		character = "a reportage feel, mild barrel distortion and gentle vignetting"
-	case l.Focal >= 70:
-		character = "portrait compression, a creamy out-of-focus background and a slight vignette"
-	}
-	return fmt.Sprintf("Re-shoot this photo as if taken with a %s lens on a full-frame camera: %s. Keep the subject, garments, colours and composition.", l, character)
 }
 
 func cmpOr(s, def string) string {

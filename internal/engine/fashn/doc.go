@@ -43,7 +43,10 @@
 // product_image, the locked frame as image_prompt, the key's framing and
 // pose as prompt). generate-character is model-create (prompt, the nearest
 // aspect_ratio; a photo rides as face_reference), remove-background is
-// background-remove, reframe is reframe (the nearest aspect_ratio).
+// background-remove, reframe is reframe (the nearest aspect_ratio), and
+// the edit tools iron, color-change, fit-adjust and camera-lens are edit
+// (the picture, the tool's own instruction, engine.Instruction, then the
+// house's words; a mask, white where the edit goes, as mask).
 //
 // Inputs are validated and probed as the other engines do before anything
 // is spent, and travel as base64 data URIs. Results are fetched (the key

@@ -81,7 +81,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"generate-character", "lookbook", "reframe", "remove-background", "tryon"}
+	want := []string{"camera-lens", "color-change", "fit-adjust", "generate-character", "iron", "lookbook", "reframe", "remove-background", "tryon"}
 	if got := e.Tools(); !slices.Equal(got, want) || !slices.Equal(got, tool.ServedBy(tool.Fashn)) {
 		t.Errorf("Tools() = %v; want %v, as the registry says", got, want)
 	}
@@ -122,6 +122,26 @@ func TestModels(t *testing.T) {
 		{name: "reframe", r: engine.Request{Tool: "reframe", Tier: ledger.Tier1K, Params: map[string]string{"aspect": "4:5"},
 			Inputs: []engine.Input{in("image", photo)}},
 			model: "reframe", inputs: map[string]any{"image": "image", "aspect_ratio": "4:5", "output_format": "png"}},
+		{name: "iron", r: engine.Request{Tool: "iron", Tier: ledger.Tier1K, Prompt: "Keep the collar crisp.", References: []engine.Reference{mark},
+			Inputs: []engine.Input{in("image", photo)}},
+			model: "edit", inputs: map[string]any{"image": "image", "output_format": "png",
+				"prompt": engine.Instruction(engine.Request{Tool: "iron"}) + " Keep the collar crisp."},
+			prompt: engine.Instruction(engine.Request{Tool: "iron"}) + " Keep the collar crisp."},
+		{name: "color-change with a mask", r: engine.Request{Tool: "color-change", Tier: ledger.Tier1K, Params: map[string]string{"color": "#1f3a5f"},
+			Inputs: []engine.Input{in("image", photo), in("mask", garment)}},
+			model: "edit", inputs: map[string]any{"image": "image", "mask": "mask", "output_format": "png",
+				"prompt": "Change the colour of the garment to #1f3a5f. Keep its shading, texture, folds, shape and everything else in the image unchanged."},
+			prompt: "Change the colour of the garment to #1f3a5f. Keep its shading, texture, folds, shape and everything else in the image unchanged."},
+		{name: "camera-lens", r: engine.Request{Tool: "camera-lens", Tier: ledger.Tier1K, Params: map[string]string{"lens": "85mm"},
+			Inputs: []engine.Input{in("image", photo)}},
+			model: "edit", inputs: map[string]any{"image": "image", "output_format": "png",
+				"prompt": engine.Instruction(engine.Request{Tool: "camera-lens", Params: map[string]string{"lens": "85mm"}})},
+			prompt: engine.Instruction(engine.Request{Tool: "camera-lens", Params: map[string]string{"lens": "85mm"}})},
+		{name: "fit-adjust", r: engine.Request{Tool: "fit-adjust", Tier: ledger.Tier1K, Params: map[string]string{"fit": "oversized"},
+			Inputs: []engine.Input{in("image", photo)}},
+			model: "edit", inputs: map[string]any{"image": "image", "output_format": "png",
+				"prompt": "Make the garment a oversized fit. Keep the person, pose, fabric, colour and background unchanged."},
+			prompt: "Make the garment a oversized fit. Keep the person, pose, fabric, colour and background unchanged."},
 		{name: "reframe for a destination", r: engine.Request{Tool: "reframe", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1920, Height: 1080},
 			Inputs: []engine.Input{in("image", photo)}},
 			model: "reframe", inputs: map[string]any{"image": "image", "aspect_ratio": "16:9", "output_format": "png"}},

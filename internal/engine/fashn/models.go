@@ -19,6 +19,10 @@ var DefaultModels = map[string]string{
 	"generate-character": "model-create",
 	"remove-background":  "background-remove",
 	"reframe":            "reframe",
+	"iron":               "edit",
+	"color-change":       "edit",
+	"fit-adjust":         "edit",
+	"camera-lens":        "edit",
 }
 
 // The aspect_ratio values each model accepts (FASHN's API reference).
@@ -117,6 +121,15 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		in["aspect_ratio"] = lookbrief.Nearest(characterAspect(r), createAspects)
 		p.calls = []call{{model: e.models[r.Tool], inputs: in}}
 		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image")}
+	case "iron", "color-change", "fit-adjust", "camera-lens":
+		// The tool's own instruction first, the house's words after it.
+		words := strings.TrimSpace(engine.Instruction(r) + " " + direction(r))
+		in := map[string]any{"image": first("image"), "prompt": words, "output_format": "png"}
+		if m := first("mask"); m != "" {
+			in["mask"] = m // white marks where the edit goes, as our masks do
+		}
+		p.calls = []call{{model: e.models[r.Tool], inputs: in}}
+		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image", "mask")}
 	case lookbrief.Tool:
 		return e.planLook(r, uris)
 	default:
