@@ -33,7 +33,8 @@ type Input struct {
 // frame's own prompt, direction and correction, composed by job.Director),
 // which an engine passes to models that take a prompt; References ride with
 // it, as pictures after the request's own to models that take several
-// (Marks). The local engine reads neither: it cannot follow words.
+// (Marks). The local engine reads neither: it follows only the few
+// directions it declares, from params.direction (engine.Follower).
 //
 // Record, when set, hears what the engine sends its provider, right before
 // it is sent (the local engine: what it would send); Tell calls it.

@@ -9,7 +9,6 @@ import (
 
 	"studio/internal/apptest"
 	"studio/internal/job"
-	"studio/internal/judge"
 	"studio/internal/ledger"
 	"studio/internal/ops"
 )
@@ -131,9 +130,7 @@ func TestBrandRidesEveryDevelop(t *testing.T) {
 		carries("look frame", detail.LockDevelop.ID, "Image 1 is the model",
 			"Image 3 is the house's logo rendition Wordmark, in gold foil wordmark, placed left chest; image 4 is the house's logo rendition Wordmark, in blind-embossed monogram, placed left chest.")
 
-		soft := developedFrame(t, a, owner, "upscale", nil)
-		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "pixels", Findings: []judge.Finding{{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
-		res = a.Do(t, "POST", "/api/toolkit/judge/redraw", k, map[string]any{"jobId": soft})
+		res = a.Do(t, "POST", "/api/toolkit/judge/redraw", k, map[string]any{"jobId": mendableFrame(t, a, owner)})
 		want(t, res, 202, "")
 		redraw := res.Map(t)["jobId"].(string)
 		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": []string{judgedFrame(t, a, owner)}, "direction": "Warmer light."})

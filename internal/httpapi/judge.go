@@ -145,7 +145,7 @@ func (s *Server) judgeRoutes() []Route {
 			Errors: []*errs.Error{judge.ErrAgreesRequired, judge.ErrRatingOutOfRange, errs.Forbidden, errs.NotFound}, Handler: s.labelVerdict},
 		{Method: "POST", Path: "/api/toolkit/takes", Class: KeyOrSession, Tag: "judge", Summary: "Develop several frames again with a direction, all reserved or none", Heavy: true,
 			In: judge.TakeRequest{}, Out: []Out{{Status: 202, Body: judge.Taken{}}, {Status: 200, Body: judge.Taken{}}},
-			Errors: append([]*errs.Error{judge.ErrJobIDsRequired, job.ErrSubmitFailed}, rerun...), Handler: s.take},
+			Errors: append([]*errs.Error{judge.ErrJobIDsRequired, judge.ErrDirectionUnsupported, job.ErrSubmitFailed}, rerun...), Handler: s.take},
 		{Method: "GET", Path: "/api/toolkit/standing-notes", Class: KeyOrSession, Tag: "judge", Summary: "Standing notes, newest first, retired included",
 			Out: []Out{{Status: 200, Body: judge.NotesBody{}}}, Handler: s.listNotes},
 		{Method: "POST", Path: "/api/toolkit/standing-notes", Class: KeyOrSession, Tag: "judge", Summary: "Set a standing note; the same sentence on the same scope answers the note standing",

@@ -26,8 +26,10 @@ func TestJudgeStory(t *testing.T) {
 		developAll(t, a)
 
 		v, _ := verdictOf(t, a, k, sharp)
-		if v.Score == nil || *v.Score != 100 || v.ShowScore || v.Flagged || v.RetryFutile || len(v.Findings) != 0 {
-			t.Fatalf("the sharp packshot: %+v; want clean, its score not shown", v)
+		// Clean, and a redraw futile: the local engine would render the
+		// same frame again (DECISIONS §11).
+		if v.Score == nil || *v.Score != 100 || v.ShowScore || v.Flagged || !v.RetryFutile || len(v.Findings) != 0 {
+			t.Fatalf("the sharp packshot: %+v; want clean, its score not shown, a redraw futile", v)
 		}
 		v, _ = verdictOf(t, a, k, tiny)
 		if !v.Flagged || !v.RetryFutile || !v.ShowScore || v.Score == nil || *v.Score >= 70 {
@@ -61,7 +63,7 @@ func TestJudgeStory(t *testing.T) {
 		developAll(t, a)
 		var take wireTaken
 		for i := range 2 {
-			res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "Show the label inside the collar."})
+			res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "Softer shadows and a tighter crop."})
 			take = wireTaken{}
 			res.JSON(t, &take)
 			if res.Status != 202 || len(take.Jobs) != 3 || (i == 0) != (take.Offer == nil) {
@@ -85,7 +87,7 @@ func TestJudgeStory(t *testing.T) {
 		next := submitWith(t, a, k, "upscale", garmentPNG(t, 64))
 		developAll(t, a)
 		d, ok, err := a.DB.JobDirection(context.Background(), ada.HouseID, next)
-		if err != nil || !ok || !strings.Contains(d.Prompt, "Show the label inside the collar.") {
+		if err != nil || !ok || !strings.Contains(d.Prompt, "Softer shadows and a tighter crop.") {
 			t.Errorf("the next develop's recorded prompt: %q %v %v; want the standing note", d.Prompt, ok, err)
 		}
 	})

@@ -30,7 +30,7 @@ import (
 var judgeWalk = walkArea{
 	samples: map[string]sampleFunc{
 		"POST /api/toolkit/judge/redraw": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/judge/redraw", map[string]string{"jobId": judgedFrame(t, a, u)}}
+			return request{"/api/toolkit/judge/redraw", map[string]string{"jobId": mendableFrame(t, a, u)}}
 		},
 		"GET /api/toolkit/judge/verdicts": func(t *testing.T, a *apptest.App, u *apptest.User) request {
 			return request{"/api/toolkit/judge/verdicts?jobIds=" + judgedFrame(t, a, u), nil}
@@ -113,6 +113,18 @@ func judgedFrame(t testing.TB, a *apptest.App, u *apptest.User) string {
 	id := developedFrame(t, a, u, "upscale", nil)
 	writeVerdict(t, a, u.HouseID, id, judge.Reading{Judge: "pixels"})
 	judged.m[key] = id
+	return id
+}
+
+// mendableFrame is a developed upscale frame of u's house whose verdict
+// has a finding the local engine can mend (a crop cutting the piece, mended
+// by a wider crop), so its redraw is accepted (DECISIONS §11); written
+// straight into the store, a new one each call.
+func mendableFrame(t testing.TB, a *apptest.App, u *apptest.User) string {
+	t.Helper()
+	id := developedFrame(t, a, u, "upscale", nil)
+	writeVerdict(t, a, u.HouseID, id, judge.Reading{Judge: "pixels", Findings: []judge.Finding{
+		{Code: judge.CropCut, Where: "the piece touches the left edge", Confidence: judge.Sure}}})
 	return id
 }
 

@@ -40,7 +40,7 @@ func TestTakes(t *testing.T) {
 		foreign := developedFrame(t, a, other, "upscale", nil)
 
 		before := houseBalance(t, a, owner.HouseID)
-		res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "Keep the collar crisp.", "idempotencyKey": "take-1"})
+		res := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "Warmer light.", "idempotencyKey": "take-1"})
 		var first wireTaken
 		res.JSON(t, &first)
 		if res.Status != 202 || len(first.Jobs) != 3 || first.Offer != nil || first.Replayed {
@@ -52,12 +52,12 @@ func TestTakes(t *testing.T) {
 		for i, tj := range first.Jobs {
 			j, err := a.DB.Job(context.Background(), owner.HouseID, tj.JobID)
 			if err != nil || tj.SourceJobID != frames[i] || tj.Tokens != 2 || j.RetryOfJobID != frames[i] ||
-				j.Params["direction"] != "Keep the collar crisp." || j.Params["runId"] != "spring" {
+				j.Params["direction"] != "Warmer light." || j.Params["runId"] != "spring" {
 				t.Errorf("take job %d: %+v %+v %v", i, tj, j, err)
 			}
 		}
 		replay := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": []string{frames[2], frames[0], frames[1]},
-			"direction": "Keep the collar crisp.", "idempotencyKey": "take-1"})
+			"direction": "Warmer light.", "idempotencyKey": "take-1"})
 		var again wireTaken
 		replay.JSON(t, &again)
 		if replay.Status != 200 || !again.Replayed || again.Jobs[0].JobID != first.Jobs[0].JobID {
@@ -67,24 +67,24 @@ func TestTakes(t *testing.T) {
 			t.Errorf("a replay held again: %d", after.Held-before.Held)
 		}
 
-		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "  keep the collar   CRISP "})
+		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames, "direction": "  warmer   LIGHT "})
 		var second wireTaken
 		res.JSON(t, &second)
 		if res.Status != 202 || second.Offer == nil {
 			t.Fatalf("second take with the same direction: %d %s; want an offer", res.Status, res.Body)
 		}
 		o := second.Offer
-		if o.Text != "keep the collar CRISP" || !slices.Equal(o.ScopeTools, []string{"upscale"}) || len(o.Evidence) != 6 || len(o.AlreadyStanding) != 0 {
+		if o.Text != "warmer LIGHT" || !slices.Equal(o.ScopeTools, []string{"upscale"}) || len(o.Evidence) != 6 || len(o.AlreadyStanding) != 0 {
 			t.Errorf("offer: %+v", o)
 		}
 		for _, ev := range o.Evidence {
-			if ev.Tool != "upscale" || ev.Shoot != "run.spring" || ev.At == "" || !strings.Contains(strings.ToLower(ev.Said), "collar") {
+			if ev.Tool != "upscale" || ev.Shoot != "run.spring" || ev.At == "" || !strings.Contains(strings.ToLower(ev.Said), "warmer") {
 				t.Errorf("evidence %+v", ev)
 			}
 		}
 		// A note standing elsewhere is listed; the same note standing over the scope ends the offers.
-		a.Do(t, "POST", "/api/toolkit/standing-notes", k, map[string]any{"text": "Warm light.", "scopeTools": []string{"upscale", "packshot"}})
-		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames[:1], "direction": "Keep the collar crisp"})
+		a.Do(t, "POST", "/api/toolkit/standing-notes", k, map[string]any{"text": "Keep the collar crisp.", "scopeTools": []string{"upscale", "packshot"}})
+		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames[:1], "direction": "Warmer light"})
 		var third wireTaken
 		res.JSON(t, &third)
 		if third.Offer == nil || len(third.Offer.AlreadyStanding) != 1 || third.Offer.AlreadyStanding[0].ScopePhrase != "packshot and upscale develops" {
@@ -97,7 +97,7 @@ func TestTakes(t *testing.T) {
 		if res := a.Do(t, "POST", "/api/toolkit/standing-notes", k, map[string]any{"text": third.Offer.Text, "evidenceJobIds": ids}); res.Status != 201 {
 			t.Fatalf("accept the offer: %d %s", res.Status, res.Body)
 		}
-		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames[:1], "direction": "keep the collar crisp!"})
+		res = a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames[:1], "direction": "warmer light!"})
 		if res.Status != 202 || strings.Contains(string(res.Body), "offer") {
 			t.Errorf("a direction standing as a note is not offered again: %d %s", res.Status, res.Body)
 		}
@@ -117,7 +117,10 @@ func TestTakes(t *testing.T) {
 			{"viewer may not spend", viewer, map[string]any{"jobIds": frames}, 403, "FORBIDDEN"},
 			{"a foreign frame in the set", k, map[string]any{"jobIds": []string{frames[0], foreign}}, 404, "NOT_FOUND"},
 			{"a frame not developed", k, map[string]any{"jobIds": []string{frames[0], submitJob(t, a, k, "upscale")}}, 409, "NOT_DEVELOPED"},
-			{"the key for another set", k, map[string]any{"jobIds": frames[:2], "direction": "Keep the collar crisp.", "idempotencyKey": "take-1"}, 409, "IDEMPOTENCY_KEY_REUSED"},
+			{"the key for another set", k, map[string]any{"jobIds": frames[:2], "direction": "Warmer light.", "idempotencyKey": "take-1"}, 409, "IDEMPOTENCY_KEY_REUSED"},
+			// The local engine follows only its vocabulary (DECISIONS §11).
+			{"a direction the engine cannot follow", k, map[string]any{"jobIds": frames, "direction": "Keep the collar crisp."}, 422, "DIRECTION_UNSUPPORTED"},
+			{"one word outside the vocabulary", k, map[string]any{"jobIds": frames, "direction": "warmer and show the label"}, 422, "DIRECTION_UNSUPPORTED"},
 			{"a tool no engine performs", k, map[string]any{"jobIds": []string{frames[0], doneJob(t, a, owner, "generate-character", nil)}}, 422, "UNKNOWN_TOOL"},
 			{"an option its tool does not admit", k, map[string]any{"jobIds": []string{frames[0],
 				developedFrame(t, a, owner, "color-change", map[string]string{"color": "blue"})}}, 400, "BAD_OPTION"},
@@ -133,6 +136,14 @@ func TestTakes(t *testing.T) {
 				}
 			})
 		}
+
+		t.Run("the refusal names what the engine follows", func(t *testing.T) {
+			m := a.Do(t, "POST", "/api/toolkit/takes", k, map[string]any{"jobIds": frames[:1], "direction": "golden hour"}).Map(t)
+			legal, _ := m["legal"].([]any)
+			if msg, _ := m["message"].(string); !slices.Contains(legal, any("warmer")) || !slices.Contains(legal, any("tighter crop")) || !strings.Contains(msg, "warmer") {
+				t.Errorf("refusal %v; want legal and a message naming the vocabulary", m)
+			}
+		})
 
 		t.Run("inputs gone", func(t *testing.T) {
 			gone := developedFrame(t, a, owner, "upscale", nil)

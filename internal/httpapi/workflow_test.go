@@ -82,9 +82,10 @@ func TestSpendingRoutesFileTheirWorkflow(t *testing.T) {
 		accepted("duplicate", "POST", "/api/toolkit/jobs/"+submitted+"/duplicate", nil, &one)
 		develops = append(develops, spent{"POST /api/toolkit/jobs/{id}/duplicate", one.JobID, "upscale"})
 
+		// A crop the local engine mends with a wider one: a redraw it accepts.
 		soft := developedFrame(t, a, owner, "harmonize", nil)
 		writeVerdict(t, a, owner.HouseID, soft, judge.Reading{Judge: "pixels", Findings: []judge.Finding{
-			{Code: judge.SoftFocus, Where: "all", Confidence: judge.Sure}}})
+			{Code: judge.CropCut, Where: "the piece touches the top edge", Confidence: judge.Sure}}})
 		accepted("redraw", "POST", "/api/toolkit/judge/redraw", map[string]any{"jobId": soft}, &one)
 		develops = append(develops, spent{"POST /api/toolkit/judge/redraw", one.JobID, "harmonize"})
 

@@ -489,3 +489,18 @@ func (s *Service) EngineNote(tool string) string {
 	_, note := engine.Provider(s.engines, tool)
 	return note
 }
+
+// Follows reports whether the engine that serves tool follows the written
+// direction (DECISIONS §11), and the directions it follows when it keeps
+// a vocabulary: an engine that passes words to a model follows any.
+func (s *Service) Follows(tool, direction string) ([]string, bool) {
+	return engine.Follows(s.engines, tool, direction)
+}
+
+// Literal reports whether the engine that serves tool renders the same
+// frame from the same inputs, following only its declared directions (the
+// local engine): a redraw there mends only what a direction can.
+func (s *Service) Literal(tool string) bool {
+	_, ok := engine.Serving(s.engines, tool).(engine.Follower)
+	return ok
+}

@@ -82,11 +82,18 @@ func (s *Service) Redraw(ctx context.Context, p auth.Principal, in RedrawRequest
 	if err != nil {
 		return Redrawn{}, err
 	}
+	literal := s.jobs.Literal(src.Tool)
+	mended := mend(v)
 	switch {
 	case v.Unreadable:
 		return Redrawn{}, errs.With(errs.Msg(ErrRedrawRefused, "The judge could not read this frame, so a redraw has nothing to correct; nothing was charged."), "reason", "unreadable")
-	case v.RetryFutile:
+	case v.RetryFutile && (!literal || mended != ""):
 		return Redrawn{}, errs.With(errs.Msg(ErrRedrawRefused, "The defect comes from the input, so a redraw cannot mend it; nothing was charged."), "reason", "retryFutile")
+	case literal && (v.RetryFutile || mended == ""):
+		// Checked here too, not only when the judge wrote the verdict: a
+		// verdict written before this engine served the tool stays as it was.
+		return Redrawn{}, errs.With(errs.Msg(ErrRedrawRefused, "The "+src.Tool+" frame was made by an engine that renders the same frame from the same inputs; "+
+			"it mends only exposure, colour cast and crop, and nothing else this verdict found, so a redraw cannot mend it; nothing was charged."), "reason", "retryFutile")
 	}
 	correction := Correction(v)
 	params := maps.Clone(src.Params)
@@ -96,6 +103,18 @@ func (s *Service) Redraw(ctx context.Context, p auth.Principal, in RedrawRequest
 	delete(params, "correction")
 	if correction != "" {
 		params["correction"] = correction
+	}
+	if literal {
+		// The engine follows only its declared directions: the findings
+		// it can act on become directions, after the frame's own direction
+		// when it had one the engine follows (a take's).
+		d := mended
+		if had := strings.TrimRight(params["direction"], " .!;,"); had != "" {
+			if _, ok := s.jobs.Follows(src.Tool, had+", "+mended); ok {
+				d = had + ", " + mended
+			}
+		}
+		params["direction"] = d
 	}
 	j, err := s.jobs.Again(ctx, p, src, params, in.IdempotencyKey)
 	if err != nil {
@@ -250,6 +269,13 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 		}
 		srcs[i] = src
 	}
+	if said != "" {
+		for _, src := range srcs {
+			if legal, ok := s.jobs.Follows(src.Tool, said); !ok {
+				return Taken{}, errs.With(errs.Msg(ErrDirectionUnsupported, "The engine that develops "+src.Tool+" here cannot follow that direction; it follows: "+strings.Join(legal, ", ")+". Nothing was charged."), "legal", legal)
+			}
+		}
+	}
 	runs, err := s.jobs.RunsOf(ctx, p.HouseID, srcs)
 	if err != nil {
 		return Taken{}, err
@@ -379,4 +405,32 @@ func coversAll(n Note, tools []string) bool {
 		}
 	}
 	return true
+}
+
+// mend is the direction that mends v's findings on a literal engine (the
+// local one), which renders the same frame from the same inputs and so can
+// act only on exposure, colour cast and crop (DECISIONS §11), or "" when
+// none of them can be mended that way:
+//
+//   - crop-cut: a wider crop, unless the frame's shape is off its
+//     destination's (the pixel judge's "... the destination is ..."),
+//     which a wider crop keeps;
+//   - color-drift of clipped highlights or shadows (the pixel judge's
+//     "clipped ..."): less contrast. A drift from a requested colour or
+//     from the source piece says no way to move, so it is not mended.
+func mend(v Verdict) string {
+	var dirs []string
+	for _, f := range v.Findings {
+		d := ""
+		switch {
+		case f.Code == CropCut && !strings.Contains(f.Where, "destination"):
+			d = "wider crop"
+		case f.Code == ColorDrift && strings.HasPrefix(f.Where, "clipped"):
+			d = "less contrast"
+		}
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return strings.Join(dirs, ", ")
 }

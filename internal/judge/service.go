@@ -155,7 +155,10 @@ var (
 	ErrRatingOutOfRange = errs.New(errs.KindInvalid, "RATING_OUT_OF_RANGE", "rating is a whole number from 1 to 5, or null.")
 	ErrNotDeveloped     = errs.New(errs.KindConflict, "NOT_DEVELOPED", "The frame is not developed yet.")
 	ErrRedrawRefused    = errs.New(errs.KindConflict, "REDRAW_REFUSED", "A redraw cannot mend this frame, so none is charged.")
-	errNoteTooLong      = errs.Msg(errs.BadBody, "note is at most 2000 characters.")
+	// ErrDirectionUnsupported refuses, before any hold, a take whose
+	// direction the serving engine cannot follow; it carries legal.
+	ErrDirectionUnsupported = errs.New(errs.KindUnprocessable, "DIRECTION_UNSUPPORTED", "The engine cannot follow that direction.")
+	errNoteTooLong          = errs.Msg(errs.BadBody, "note is at most 2000 characters.")
 )
 
 // Verdict returns one verdict of the caller's house.
@@ -332,7 +335,13 @@ func (s *Service) judge(ctx context.Context, t Task) (Verdict, error) {
 			r.Note = local.Note + "; " + s.vision.Name() + " judge failed " + fmt.Sprint(t.Attempts) + " times, so the local verdict stands: " + err.Error()
 		}
 	}
-	return Write(t.HouseID, t.JobID, r, s.opts.Threshold, s.now()), nil
+	v := Write(t.HouseID, t.JobID, r, s.opts.Threshold, s.now())
+	if !v.Unreadable && s.jobs != nil && s.jobs.Literal(j.Tool) && mend(v) == "" {
+		// The engine renders the same frame from the same inputs: a
+		// redraw could change nothing the verdict found (DECISIONS §11).
+		v.RetryFutile = true
+	}
+	return v, nil
 }
 
 // recordFailedLook keeps what a vision look that failed asked of the AI

@@ -61,7 +61,8 @@ func (l *Engine) Run(ctx context.Context, r engine.Request) (res engine.Result, 
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	// It follows no words, but records what a provider would be sent.
+	// It follows only the directions it declares (Directions), after the
+	// tool; it records what a provider would be sent.
 	r.Tell(r.Composed())
 	defer func() {
 		if p := recover(); p != nil {
@@ -70,6 +71,9 @@ func (l *Engine) Run(ctx context.Context, r engine.Request) (res engine.Result, 
 		}
 	}()
 	res, err = run(ctx, r)
+	if err == nil && !checking(ctx) {
+		res, err = directed(r, res)
+	}
 	if err != nil {
 		if e, ok := errors.AsType[*engine.Error](err); ok && e.Tool == "" {
 			e.Tool = r.Tool

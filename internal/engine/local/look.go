@@ -66,8 +66,9 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 	if err := alive(ctx); err != nil {
 		return engine.Result{}, err
 	}
-	// A proof follows no words, but records what a generating provider
-	// would be sent: the look's brief (package lookbrief).
+	// A proof follows only the declared directions (Directions), named in
+	// its band; it records what a generating provider would be sent: the
+	// look's brief (package lookbrief).
 	if b, err := lookbrief.Of(r); err == nil {
 		r.Tell(b.Sent())
 	} else {
@@ -91,6 +92,10 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 		return engine.Result{}, err
 	}
 	gradeLook(frame, r.Param("aesthetic"))
+	if dirs, ok := parseDirection(r.Params["direction"]); ok {
+		frame = followAll(frame, dirs, false)
+		words += " · " + strings.Join(dirs, ", ")
+	}
 	if err := markProof(frame, words); err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "The local engine failed on this look.", err)
 	}
