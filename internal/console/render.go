@@ -124,12 +124,26 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(rv.Interface())
 	},
-	"title": func(s string) string {
-		if s == "" {
-			return s
+	// option names a tool's option in the house's words: the declared
+	// name, unless it is shorthand (bg).
+	"option": func(s string) string {
+		if l, ok := optionLabels[s]; ok {
+			return l
 		}
-		return strings.ToUpper(s[:1]) + strings.ReplaceAll(s[1:], "-", " ")
+		return title(s)
 	},
+	"title": title,
+}
+
+// optionLabels are the options whose declared names are shorthand.
+var optionLabels = map[string]string{"bg": "Ground"}
+
+// title capitalises a name and reads its dashes as spaces.
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + strings.ReplaceAll(s[1:], "-", " ")
 }
 
 // parsePages parses the layout and its parts once, then each page on a

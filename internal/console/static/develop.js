@@ -83,7 +83,6 @@ if (form) {
         return;
       }
       const a = res.data;
-      p.innerHTML = "";
       const b = document.createElement("b");
       b.textContent = a.ok ? "Ready" : "Not yet";
       p.append(b, ` · ${a.price} tokens · ${a.spendable} spendable` + (a.engine ? ` · engine ${a.engine}` : ""));
@@ -96,6 +95,18 @@ if (form) {
           ul.append(li);
         }
         box.append(ul);
+      }
+      // The answer's note says what the serving engine makes of the tool
+      // (a composite, a proof) and how to read the answer: beside the
+      // button it stands for the catalog's note, and keeps its weight.
+      if (a.note) {
+        const catalog = document.getElementById("tool-note");
+        const note = document.createElement("p");
+        note.className = catalog ? "notice small" : "small quiet";
+        note.dataset.note = "";
+        note.textContent = a.note;
+        box.append(note);
+        if (catalog) catalog.hidden = true;
       }
       box.dataset.ok = a.ok ? "true" : "false";
     }, 250);
