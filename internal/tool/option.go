@@ -39,7 +39,9 @@ type Option struct {
 	Default  string   // what an absent option means; "" when nothing is assumed
 	Required bool
 	// Unless names an input role whose presence lifts Required
-	// (generate-character's prompt is not needed with an image).
+	// (generate-character's prompt is not needed with an image) and, for
+	// the option a tool's Aspect names, the aspect promised (a character
+	// made from a photo keeps the photo's framing).
 	Unless string
 	// Needs maps a value to the input role it needs (packshot bg=image
 	// needs a background).

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,8 @@ type Expect struct {
 // expect is what j's result must be, as its tool declares it
 // (tool.Tool.Video and Aspect): the aspect asked is the destination's
 // (outputWidth, outputHeight), else the declared option's value or
-// default where the engine serving j reads that option.
+// default where the engine serving j reads that option and no input in
+// the option's Unless role lifts it.
 func (p *Pool) expect(j job.Job) Expect {
 	t, _ := tool.Get(j.Tool)
 	e := Expect{Video: t.Video}
@@ -36,12 +38,17 @@ func (p *Pool) expect(j job.Job) Expect {
 		e.Aspect = strconv.Itoa(w) + ":" + strconv.Itoa(h)
 		return e
 	}
-	if o, ok := t.Option(t.Aspect); ok {
+	if o, ok := t.Option(t.Aspect); ok && !hasRole(j, o.Unless) {
 		if served, _ := engine.Provider(p.engine, j.Tool); o.ReadBy(served) {
 			e.Aspect = cmp.Or(strings.TrimSpace(j.Params[o.Name]), o.Default)
 		}
 	}
 	return e
+}
+
+// hasRole reports whether j has an input in role ("" has none).
+func hasRole(j job.Job, role string) bool {
+	return role != "" && slices.ContainsFunc(j.Inputs, func(in job.Input) bool { return in.Role == role })
 }
 
 // aspectTolerance is how far a result's aspect may be from the one asked,

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"studio/internal/engine"
+	"studio/internal/engine/imageapi"
+	"studio/internal/engine/local"
+	"studio/internal/job"
 )
 
 func pngBytes(t *testing.T, w, h int) []byte {
@@ -49,5 +52,36 @@ func TestCheckResult(t *testing.T) {
 				t.Errorf("misfit = %q; want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestExpectedAspect: a develop expects the aspect its tool declares where
+// the serving engine reads it: a reframe its aspect, a character made
+// from words its aspect or the default (square), a character made from a
+// photo none (the photo lifts it), a destination its own size.
+func TestExpectedAspect(t *testing.T) {
+	api, err := imageapi.New("https://images.test", "k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pool{engine: engine.Chain(api, local.New())}
+	photo := []job.Input{{Role: "image", AssetID: "a"}}
+	tests := []struct {
+		tool   string
+		params map[string]string
+		inputs []job.Input
+		want   string
+	}{
+		{"reframe", map[string]string{"aspect": "4:5"}, photo, "4:5"},
+		{"generate-character", map[string]string{"aspect": "4:5"}, nil, "4:5"},
+		{"generate-character", nil, nil, "1:1"},
+		{"generate-character", map[string]string{"aspect": "4:5"}, photo, ""},
+		{"upscale", nil, photo, ""},
+		{"lookbook", map[string]string{"outputWidth": "1080", "outputHeight": "1350"}, nil, "1080:1350"},
+	}
+	for _, tt := range tests {
+		if got := p.expect(job.Job{Tool: tt.tool, Params: tt.params, Inputs: tt.inputs}); got.Aspect != tt.want {
+			t.Errorf("%s %v with %d inputs expects %q; want %q", tt.tool, tt.params, len(tt.inputs), got.Aspect, tt.want)
+		}
 	}
 }

@@ -180,7 +180,7 @@ func TestGenerativeOnStandIn(t *testing.T) {
 	}{
 		{name: "character from words", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
 			model: "fal-ai/flux/dev", input: map[string]any{"prompt": "A tall model", "num_images": 1.0, "image_size": map[string]any{"width": 819.0, "height": 1024.0}},
-			w: 1024, h: 1024, mime: "image/jpeg"},
+			w: 819, h: 1024, mime: "image/jpeg"},
 		{name: "character from a reference", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
 			model: "fal-ai/flux-pro/kontext", input: map[string]any{"image_url": "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(frame),
 				"prompt": "The same person as a full-length fashion model on a plain studio background, same face and build."},

@@ -2,6 +2,7 @@ package fashn
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -146,7 +147,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	if p.width > 0 {
 		res, err = engine.FinishSized(img, p.width, p.height)
 	} else {
-		res, err = engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
+		res, err = engine.Finish(img, r.Tier, cmp.Or(p.shape, r.Shape), r.Tool == "remove-background")
 	}
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "FASHN's result could not be finished.", err)

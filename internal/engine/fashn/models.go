@@ -45,11 +45,21 @@ type call struct {
 }
 
 // plan is what a request is sent as: its predictions in order, the record
-// of what was sent, and for a look frame the frame's size.
+// of what was sent, for a look frame the frame's size, and the shape the
+// answer is finished in when the request's own does not say it (a
+// reframe's or a character's aspect: the model's nearest accepted ratio is
+// composed for the one asked).
 type plan struct {
 	calls         []call
 	sent          engine.Sent
 	width, height int
+	shape         *engine.Shape
+}
+
+// shapeOf is a shape of aspect a at the request's tier.
+func shapeOf(r engine.Request, a engine.Aspect) *engine.Shape {
+	w, h := engine.Canvas(r.Tier, a)
+	return &engine.Shape{Width: w, Height: h}
 }
 
 // resolution is the resolution input reaching a long edge of long pixels.
@@ -109,6 +119,7 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		p.calls = []call{{model: e.models[r.Tool], inputs: map[string]any{"image": first("image"),
 			"aspect_ratio": lookbrief.Nearest(a, tryonAspects), "output_format": "png"}}}
 		p.sent = engine.Sent{Refs: r.InputsSent("image")}
+		p.shape = shapeOf(r, a)
 	case "generate-character":
 		words := direction(r)
 		in := map[string]any{"resolution": resolution(r.Tier.Pixels()), "output_format": "png", "num_images": 1}
@@ -116,6 +127,8 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 			words = strings.TrimSpace(CharacterFromPhoto + " " + words)
 			in["face_reference"] = img
 			in["face_reference_mode"] = "match_reference"
+		} else if r.Shape == nil {
+			p.shape = shapeOf(r, characterAspect(r))
 		}
 		in["prompt"] = words
 		in["aspect_ratio"] = lookbrief.Nearest(characterAspect(r), createAspects)

@@ -154,7 +154,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		fw, fh := lookbrief.FrameSize(r)
 		res, err = engine.FinishSized(img, fw, fh)
 	} else {
-		res, err = engine.Finish(img, r.Tier, r.Shape, false)
+		res, err = engine.Finish(img, r.Tier, characterShape(r), false)
 	}
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "The image endpoint's answer could not be finished.", err)
@@ -188,6 +188,19 @@ func characterPrompt(r engine.Request, marks string) string {
 		return "Image 1 is the person. " + p + marks + " A photorealistic fashion photograph; no watermark, and no text other than the logo renditions shown."
 	}
 	return p + " A photorealistic fashion photograph; no text, no watermark."
+}
+
+// characterShape is the shape a character is finished in: the
+// destination's, else, made from words, the aspect asked (the endpoint's
+// nearest size composed for it, so that a 4:5 character is 4:5, not
+// 2:3); from a photo, the answer's own.
+func characterShape(r engine.Request) *engine.Shape {
+	if _, ok := r.Input("image"); r.Shape != nil || ok {
+		return r.Shape
+	}
+	a := characterAspect(r)
+	w, h := engine.Canvas(r.Tier, a)
+	return &engine.Shape{Width: w, Height: h}
 }
 
 func characterAspect(r engine.Request) engine.Aspect {

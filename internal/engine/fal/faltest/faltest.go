@@ -14,7 +14,7 @@
 // (nano-banana-pro/edit) at its resolution (1K, 2K, 4K on the long edge)
 // and aspect_ratio; the upscale model at its input's size times scale;
 // kling's image-to-video a 1280x720 MP4 ({video: {url, content_type}});
-// any other model 512x512. Each answer is painted one flat colour of
+// a model given an image_size (flux/dev) that size; any other 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
 //
 // A submission may be scripted not to finish: Stuck keeps its status
@@ -237,6 +237,13 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 		return sized(long, fmt.Sprint(input["aspect_ratio"]))
 	case video(model):
 		return 1280, 720
+	case input["image_size"] != nil:
+		size, _ := input["image_size"].(map[string]any)
+		w, _ := size["width"].(float64)
+		h, _ := size["height"].(float64)
+		if w > 0 && h > 0 {
+			return int(w), int(h)
+		}
 	case strings.Contains(model, "esrgan"):
 		scale, _ := input["scale"].(float64)
 		u, _ := input["image_url"].(string)
