@@ -32,8 +32,10 @@ func (p preflightAnswer) codes() []string {
 
 // TestPreflight: POST /api/toolkit/ai/preflight answers, as JSON or from
 // submit's form, every refusal submit would answer as a problem with its
-// code (and the role or option it is about), holds, queues and stores
-// nothing, answers a malformed body 400 and a 61st preflight in a minute 429.
+// code (and the role or option it is about), then the local engine's own
+// measures (LOW_CONFIDENCE when it would refuse the inputs), holds, queues
+// and stores nothing, answers a malformed body 400 and a 61st preflight in a
+// minute 429.
 func TestPreflight(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
@@ -85,6 +87,9 @@ func TestPreflight(t *testing.T) {
 			{"no engine here", k, map[string]any{"tool": "generate-character", "options": map[string]string{"prompt": "a tailor"}}, "FAL_NOT_CONFIGURED", "", ""},
 			{"a foreign asset", k, map[string]any{"tool": "upscale", "inputs": map[string]string{"image": foreign.ID}}, "ASSET_NOT_FOUND", "image", ""},
 			{"an asset over 12 MB", k, map[string]any{"tool": "upscale", "inputs": map[string]string{"image": huge.ID}}, "IMAGE_TOO_LARGE", "image", ""},
+			// The local engine's measures: no standing figure in the model
+			// picture, so the develop would fail (DECISIONS §11).
+			{"the engine would refuse the inputs", k, map[string]any{"tool": "tryon", "inputs": map[string]string{"model": shirt.ID, "garment": shirt.ID}}, "LOW_CONFIDENCE", "", ""},
 			{"a key too long", k, apptestForm(t, "tool", "upscale", "image", shirt.ID, "idempotencyKey", strings.Repeat("k", 201)), "BAD_IDEMPOTENCY_KEY", "", ""},
 		}
 		for _, tt := range tests {

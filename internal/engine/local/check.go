@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 
 	"studio/internal/engine"
 )
@@ -33,6 +34,33 @@ func (l *Engine) Check(ctx context.Context, r engine.Request) error {
 		return err
 	}
 	return nil
+}
+
+// CodeLowConfidence is a preflight problem's code when the local engine's
+// measures say it would refuse the inputs (a subject, garment or figure it
+// cannot separate with confidence, no room in a scene...): the develop
+// would fail with the problem's message, its hold voided.
+const CodeLowConfidence = "LOW_CONFIDENCE"
+
+// Preflight answers a preflight (engine.Preflighter, DECISIONS §11): the
+// input fault Check finds, as one problem with the reason the develop
+// would fail with, under the fault's own code or CodeLowConfidence; none
+// when the engine expects to deliver. A failure of the engine itself is
+// not foreseen (Check answers nil for it); a context that ended is an error.
+func (l *Engine) Preflight(ctx context.Context, r engine.Request) ([]engine.Problem, error) {
+	err := l.Check(ctx, r)
+	if err == nil {
+		return nil, nil
+	}
+	e, ok := errors.AsType[*engine.Error](err)
+	if !ok || e.Fault != engine.FaultInput {
+		return nil, err
+	}
+	code := e.Code
+	if code == "" {
+		code = CodeLowConfidence
+	}
+	return []engine.Problem{{Code: code, Message: e.Reason}}, nil
 }
 
 // workSize is the size a tool works at on an iw x ih input: the frame's

@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	"strings"
@@ -130,9 +131,21 @@ func TestRefusesWhatItCannotSeparateCleanly(t *testing.T) {
 func TestTryonTakesStudioFiguresOnly(t *testing.T) {
 	figure := segtest.Composite(segtest.Wood(300, 420), segtest.Fill(shirtBlue, nil, 0, 300, 420),
 		segtest.Coverage(segtest.Figure, 300, 420), 300, 420, 0, 4)
-	_, err := local.New().Run(context.Background(), engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
-		Inputs: []engine.Input{in("model", encJPEG(t, figure)), in("garment", encPNG(t, garmentImage(300)))}})
+	garment := encPNG(t, garmentImage(300))
+	r := engine.Request{Tool: "tryon", Tier: ledger.Tier1K, Inputs: []engine.Input{in("model", encJPEG(t, figure)), in("garment", garment)}}
+	_, err := local.New().Run(context.Background(), r)
 	if !engine.IsInput(err) || !strings.Contains(err.Error(), "studio figures only") {
 		t.Fatalf("err = %v, want the studio-figures refusal", err)
+	}
+	// A preflight foresees it, in the words the develop fails with; a
+	// studio figure it foresees nothing for.
+	e, _ := errors.AsType[*engine.Error](err)
+	found, err := local.New().Preflight(context.Background(), r)
+	if err != nil || len(found) != 1 || found[0].Code != local.CodeLowConfidence || found[0].Message != e.Reason {
+		t.Errorf("preflight %+v %v; want one %s problem saying %q", found, err, local.CodeLowConfidence, e.Reason)
+	}
+	r.Inputs[0] = in("model", encJPEG(t, modelImage(420)))
+	if found, err := local.New().Preflight(context.Background(), r); err != nil || len(found) != 0 {
+		t.Errorf("preflight of a studio figure: %+v %v; want no problem", found, err)
 	}
 }

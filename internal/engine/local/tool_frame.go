@@ -18,6 +18,9 @@ func runUpscale(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
+	if checking(ctx) {
+		return engine.Result{}, nil // it measures nothing it could refuse
+	}
 	picture.Flatten(img)
 	iw, ih := img.Rect.Dx(), img.Rect.Dy()
 	w, h, fw, fh := engine.FrameSize(r.Tier, r.Shape, iw, ih)
@@ -63,6 +66,9 @@ func runReframe(ctx context.Context, r engine.Request) (engine.Result, error) {
 		a = r.Shape.Aspect()
 	} else if a, err = engine.ParseAspect(r.Param("aspect")); err != nil {
 		return engine.Result{}, engine.InputError(r.Tool, "The aspect option is not a ratio like 4:5.", err)
+	}
+	if checking(ctx) {
+		return engine.Result{}, nil // its only refusal is the aspect's
 	}
 	w, h := engine.Canvas(r.Tier, a)
 	if err := alive(ctx); err != nil {
