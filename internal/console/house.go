@@ -99,6 +99,7 @@ func (c *Console) castingPage(w http.ResponseWriter, r *http.Request) error {
 type peopleData struct {
 	seat.List
 	Me       seat.Seat // the visitor's own seat
+	Acts     bool      // the visitor may remove another seat or hand the house to one
 	Roles    []auth.Role
 	Settable []auth.Role
 }
@@ -116,6 +117,8 @@ func (c *Console) peoplePage(w http.ResponseWriter, r *http.Request) error {
 	for _, s := range d.Seats {
 		if s.You {
 			d.Me = s
+		} else if s.MayRemove || s.MayTransfer {
+			d.Acts = true
 		}
 	}
 	return c.house(w, me, "people", "People", "people", d, "")
