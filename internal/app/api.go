@@ -29,6 +29,7 @@ import (
 	"studio/internal/ledger"
 	"studio/internal/letters"
 	"studio/internal/look"
+	"studio/internal/metrics"
 	"studio/internal/notify"
 	"studio/internal/onboarding"
 	"studio/internal/ops"
@@ -126,23 +127,28 @@ func NewAPI(core *Core) (*API, error) {
 			served, _ := engine.Provider(eng, tool)
 			return job.OptionSpecs(tool, served)
 		}, now),
-		Wake:  core.wakeWorkers,
-		Ready: core.Ready,
+		Wake:     core.wakeWorkers,
+		Ready:    core.Ready,
+		Requests: core.Metrics,
 	}, log)
-	return &API{Server: srv, Handler: mount(srv, accounts, log), Shares: shares, Casting: cast, Door: door, Limits: limits, core: core}, nil
+	return &API{Server: srv, Handler: mount(srv, accounts, core.Metrics, cfg.MetricsToken, log), Shares: shares, Casting: cast, Door: door, Limits: limits, core: core}, nil
 }
 
 // mount puts the console's pages beside the API: the API answers every
 // path the console does not serve.
-func mount(api *httpapi.Server, accounts *account.Service, log *slog.Logger) http.Handler {
+// GET /metrics is there only when token is set (else it is the API's 404).
+func mount(api *httpapi.Server, accounts *account.Service, m *metrics.Metrics, token string, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", api)
+	if token != "" {
+		mux.Handle("GET /metrics", httpapi.Observe(log, m, m.Handler(token)))
+	}
 	has := func(method, path string) bool {
 		r, err := http.NewRequest(method, path, nil)
 		return err == nil && api.Match(r) != ""
 	}
 	console.New(console.Options{API: api, Operator: accounts.PlatformAdmin, Log: log, Has: has,
-		Observe: func(h http.Handler) http.Handler { return httpapi.Observe(log, h) }}).Mount(mux)
+		Observe: func(h http.Handler) http.Handler { return httpapi.Observe(log, m, h) }}).Mount(mux)
 	return mux
 }
 

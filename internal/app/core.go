@@ -36,6 +36,7 @@ import (
 	"studio/internal/ledger"
 	"studio/internal/mail"
 	"studio/internal/memory"
+	"studio/internal/metrics"
 	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/sqlstore"
@@ -69,6 +70,9 @@ type Core struct {
 	// API.Serve and Worker.Run start it once (keepHolds).
 	Holds     *sweep.Holds
 	holdsOnce sync.Once
+	// Metrics is the process's Prometheus registry and the series its
+	// parts feed; the API serves it at /metrics when METRICS_TOKEN is set.
+	Metrics *metrics.Metrics
 
 	opts       Options
 	now        func() time.Time
@@ -125,6 +129,9 @@ func NewCore(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*
 func (c *Core) build(ctx context.Context) error {
 	cfg, db, log, now := c.Config, c.DB, c.Log, c.now
 	var err error
+	c.Events = events.NewBroker(events.Options{})
+	c.Metrics = metrics.New(metrics.Options{Version: Version, Snapshot: db.MetricsSnapshot, Pool: db.Pool(),
+		Sockets: c.Events.Subscribers, Now: now, Log: log})
 	if c.sender, err = mailer(cfg, c); err != nil {
 		return err
 	}
@@ -137,7 +144,6 @@ func (c *Core) build(ctx context.Context) error {
 		Blobs: c.Blobs, Ledger: db, Prices: c.prices, Classifier: c.classifier, Calls: db, Decoding: c.decoding,
 		Fetch: c.opts.FetchGuard, Now: now, Log: log,
 	})
-	c.Events = events.NewBroker(events.Options{})
 	if cfg.DatabaseURL != "" {
 		// Several instances share PostgreSQL: relay events between them.
 		// Another instance's event wakes this one's workers: a job may be queued.
@@ -155,7 +161,7 @@ func (c *Core) build(ctx context.Context) error {
 	c.notices = notify.Announcer{Pub: c.pub, Log: log}
 	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, c.announce, now)
 	c.Packs = pack.NewService(db, c.Blobs, c.notices, pack.Options{Decoding: c.decoding, Now: now, Log: log})
-	c.Hooks = webhook.NewService(db, webhook.Options{Guard: c.opts.WebhookGuard, Now: now, Log: log})
+	c.Hooks = webhook.NewService(db, webhook.Options{Guard: c.opts.WebhookGuard, Now: now, Log: log, Attempted: c.Metrics.WebhookAttempt})
 	var vision judge.Looker // nil: the local pixel judge alone
 	if v := judge.NewVision(c.ai); v != nil {
 		vision = v
@@ -315,7 +321,7 @@ func mailer(cfg Config, core *Core) (mail.Sender, error) {
 	if core.opts.MailerFunc != nil {
 		return core.opts.MailerFunc(db), nil
 	}
-	m := &mail.Mailer{T: mail.Console{Logger: core.Log}, Log: db, Now: now, Tap: core.opts.MailTap}
+	m := &mail.Mailer{T: mail.Console{Logger: core.Log}, Log: db, Now: now, Tap: core.opts.MailTap, Sent: core.Metrics.EmailSent}
 	switch {
 	case cfg.ResendAPIKey != "":
 		from := cfg.ResendFrom

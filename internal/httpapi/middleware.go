@@ -70,15 +70,26 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flush, hijack).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// RequestMeter counts answered requests (the /metrics series) by the
+// ServeMux pattern that matched, never the path, so no id reaches a label.
+type RequestMeter interface {
+	Request(pattern, method string, status int, took time.Duration)
+}
+
 // Observe wraps a handler mounted beside the API (the console's pages) as
 // the API's own routes are wrapped: a request id, one log line, a panic
-// turned into a 500.
-func Observe(log *slog.Logger, next http.Handler) http.Handler { return observe(log, next) }
+// turned into a 500, and m told of the answer when m is not nil.
+func Observe(log *slog.Logger, m RequestMeter, next http.Handler) http.Handler {
+	return observeWith(log, m, next)
+}
 
-// observe gives every request an X-Request-Id (the client's, when it sent a
-// sane one), turns a panic into a 500 that names the request id, and logs
-// one JSON line per request with the house, status and duration.
-func observe(log *slog.Logger, next http.Handler) http.Handler {
+func observe(log *slog.Logger, next http.Handler) http.Handler { return observeWith(log, nil, next) }
+
+// observeWith gives every request an X-Request-Id (the client's, when it
+// sent a sane one), turns a panic into a 500 that names the request id,
+// logs one JSON line per request with the house, status and duration, and
+// tells m (when set) the pattern that matched, the status and duration.
+func observeWith(log *slog.Logger, m RequestMeter, next http.Handler) http.Handler {
 	rl := newRequestLog(log)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -109,6 +120,10 @@ func observe(log *slog.Logger, next http.Handler) http.Handler {
 			end := time.Now()
 			rl.write(r.Context(), line{id: ri.id, method: r.Method, path: logPath(r.URL.Path), house: ri.house,
 				status: ri.status, bytes: ri.bytes, at: end, duration: end.Sub(start)})
+			if m != nil {
+				// The mux that routed r set its pattern on r itself.
+				m.Request(r.Pattern, r.Method, ri.status, end.Sub(start))
+			}
 		}()
 		next.ServeHTTP(sw, r)
 	})

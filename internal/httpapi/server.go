@@ -87,6 +87,7 @@ type Services struct {
 	Access     *access.Service             // what a user may open, and the tools' curated items
 	Analyst    *analyst.Service            // the internal analyst's aggregates and actions
 	Wake       func()                      // tells this process's workers that work is queued
+	Requests   RequestMeter                // counts answered requests for /metrics; nil counts none
 	Ready      func(context.Context) error // GET /ready: the stores answer (a *NotReady names the part that does not)
 }
 
@@ -125,7 +126,7 @@ func NewServer(cfg Config, svc Services, log *slog.Logger) *Server {
 		s.mux.Handle(billing.LocalPath, svc.Pages)
 	}
 	s.mux.Handle("/", appHandler(s.unmatched))
-	s.handler = observe(log, s.mux)
+	s.handler = observeWith(log, svc.Requests, s.mux)
 	return s
 }
 

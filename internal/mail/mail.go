@@ -87,6 +87,9 @@ type Mailer struct {
 	// Tap, when set, sees each letter the transport took, secrets whole
 	// (tests read links from it, as a recipient reads them from the letter).
 	Tap func(Message)
+	// Sent, when set, hears each letter's outcome: "sent", "logged" (the
+	// console transport) or "failed".
+	Sent func(outcome string)
 }
 
 // Send delivers m and records it. A failed delivery is logged as failed and
@@ -101,6 +104,9 @@ func (ml *Mailer) Send(ctx context.Context, m Message) error {
 		status = "failed"
 	} else if ml.Tap != nil {
 		ml.Tap(m)
+	}
+	if ml.Sent != nil {
+		ml.Sent(status)
 	}
 	e := Entry{ID: uuid.Must(uuid.NewV7()).String(), UserID: m.UserID, To: m.To, Template: m.Template,
 		Subject: Masked(m.Subject, m.Secrets), Text: Masked(m.Text, m.Secrets), HTML: Masked(m.HTML, m.Secrets),

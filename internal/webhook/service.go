@@ -73,6 +73,9 @@ type Options struct {
 	Poll        time.Duration   // the longest an idle sender waits before looking again (default 1 s)
 	Now         func() time.Time
 	Log         *slog.Logger
+	// Attempted, when set, hears each attempt's outcome: "delivered",
+	// "retry" (it will be tried again) or "failed" (for good).
+	Attempted func(outcome string)
 }
 
 // Service is the registry and the delivery worker.
@@ -280,7 +283,15 @@ func (s *Service) one(ctx context.Context, worker string) (bool, error) {
 	if a.Gone {
 		s.log.Warn("webhook endpoint answered 410 Gone: disabled", "house", d.HouseID, "endpoint", d.EndpointID)
 	}
-	return true, s.store.RecordAttempt(context.WithoutCancel(ctx), d, worker, a)
+	err = s.store.RecordAttempt(context.WithoutCancel(ctx), d, worker, a)
+	if err == nil && s.opts.Attempted != nil {
+		outcome := a.Status // delivered or failed
+		if a.Status == Pending {
+			outcome = "retry"
+		}
+		s.opts.Attempted(outcome)
+	}
+	return true, err
 }
 
 // send makes one attempt: the body signed with the endpoint's secret at

@@ -93,6 +93,16 @@ type Options struct {
 	// Judge, when set, runs beside the renders: a settled frame is judged
 	// after it settled, never before.
 	Judge Judge
+	// Meter, when set, is told of each render that ended here (the
+	// /metrics series).
+	Meter Meter
+}
+
+// Meter hears each render's end: the engine that served it, the tool, how
+// long the engine took, and the failure code ("" when the frame settled).
+// A render handed back at shutdown or after a lost lease is not told.
+type Meter interface {
+	Rendered(engine, tool string, took time.Duration, failure string)
 }
 
 // Pool is a set of workers in one process.
@@ -310,7 +320,9 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	}()
 	rctx, stop := context.WithTimeoutCause(runCtx, left, errDeadline)
 	defer stop()
+	began := p.opts.Now()
 	res, sent, err := p.renderWithin(rctx, j)
+	took := p.opts.Now().Sub(began)
 	timedOut := errors.Is(context.Cause(rctx), errDeadline)
 	cancel(nil)
 	<-beat
@@ -333,16 +345,22 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	switch {
 	case err != nil && timedOut:
 		p.log.Warn("develop passed its render deadline", "job", j.ID, "tool", j.Tool, "deadline", limit, "err", err)
-		return p.fail(ctx, worker, j, job.TimedOut(limit))
+		f := job.TimedOut(limit)
+		p.meter(j, took, f.Code, true)
+		return p.fail(ctx, worker, j, f)
 	case err != nil:
 		p.log.Warn("develop failed", "job", j.ID, "tool", j.Tool, "err", err)
-		return p.fail(ctx, worker, j, failure(err))
+		f := failure(err)
+		p.meter(j, took, f.Code, true)
+		return p.fail(ctx, worker, j, f)
 	}
 	if what := misfit(p.expect(j), res); what != "" {
 		bad := engine.UpstreamOf(p.engine, j.Tool).BadResult(j.Tool, what, nil)
 		p.log.Warn("develop's result is not what its tool makes", "job", j.ID, "tool", j.Tool, "what", what)
+		p.meter(j, took, bad.Code, true)
 		return p.fail(ctx, worker, j, job.Failure{Code: bad.Code, Reason: bad.Reason})
 	}
+	p.meter(j, took, "", false)
 	done, err := p.settle(ctx, worker, j, res)
 	if errors.Is(err, job.ErrLeaseLost) {
 		// The lease lapsed and the rescuer requeued the job before the
@@ -360,6 +378,23 @@ func (p *Pool) develop(ctx context.Context, worker string, j job.Job) error {
 	default:
 	}
 	return nil
+}
+
+// meter tells the Meter, if any, of j's render: took long, failing with
+// code ("" for a frame that settles; "UNCLASSIFIED" for a failure whose
+// engine named no code).
+func (p *Pool) meter(j job.Job, took time.Duration, code string, failed bool) {
+	if p.opts.Meter == nil {
+		return
+	}
+	if failed && code == "" {
+		code = "UNCLASSIFIED"
+	}
+	served, _ := engine.Provider(p.engine, j.Tool)
+	if served == "" {
+		served = "none"
+	}
+	p.opts.Meter.Rendered(served, j.Tool, took, code)
 }
 
 // renderWithin renders j and returns when the render does or when ctx

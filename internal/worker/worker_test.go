@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io/fs"
@@ -651,3 +652,40 @@ var frameJPEG = func() []byte {
 	}
 	return b.Bytes()
 }()
+
+// meterLog records what a pool's Meter hears.
+type meterLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (m *meterLog) Rendered(engine, tool string, took time.Duration, failure string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen = append(m.seen, fmt.Sprintf("%s %s %v %q", engine, tool, took, failure))
+}
+
+// TestMeterHearsEachRender: the Meter is told each render's engine, tool,
+// time and failure code ("" for a frame that settled).
+func TestMeterHearsEachRender(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		slow := f.submit(t, "500ms")
+		bad := f.submit(t, "not a duration")
+		m := &meterLog{}
+		f.pool(t, newFakeEngine(), worker.Options{Concurrency: 1, Meter: m})
+		f.await(t, slow.ID, job.Done)
+		failed := f.await(t, bad.ID, job.Failed)
+		synctest.Wait()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		code := "UNCLASSIFIED" // an input fault names no code
+		if failed.ErrorCode != nil {
+			code = *failed.ErrorCode
+		}
+		want := []string{`fake upscale 500ms ""`, fmt.Sprintf("fake upscale 0s %q", code)}
+		if !slices.Equal(m.seen, want) {
+			t.Errorf("meter heard %q; want %q", m.seen, want)
+		}
+	})
+}
