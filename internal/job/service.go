@@ -121,15 +121,17 @@ type Receipt struct {
 	IdempotencyKey string
 }
 
-// Capability is a tool the engines can perform, with its price per tier,
-// the engine that serves it, its options and, for a tool the local engine
-// performs only as a proof or a composite, a note (DECISIONS §10).
+// Capability is a develop tool with its price per tier, the engine that
+// serves it (nil when none configured here can: its note then names every
+// setting that would serve it, as the catalog's does, issue 27), its
+// options and, for a tool an engine performs only as a proof or a
+// composite, a note (DECISIONS §10).
 type Capability struct {
 	Tool    string       `json:"tool"`
 	Prices  []TierPrice  `json:"prices"`
-	Engine  string       `json:"engine" enum:"local,fal,image-api,fashn" description:"The configured engine that performs the tool."`
+	Engine  *string      `json:"engine" enum:"local,fal,image-api,fashn" description:"The configured engine that performs the tool; null when none here can."`
 	Options []OptionSpec `json:"options" description:"The options the tool reads, sent as params (MCP) or form fields (submit)."`
-	Note    string       `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite."`
+	Note    string       `json:"note,omitempty" description:"What the engine makes of the tool when it performs it only as a proof or a composite; for a tool no engine here performs, the settings that would serve it."`
 }
 
 // TierPrice is a tool's price at one resolution.
@@ -138,16 +140,20 @@ type TierPrice struct {
 	Tokens     int64       `json:"tokens"`
 }
 
-// Capabilities lists the tools the engines can perform with their live
-// prices, engines, options and notes.
+// Capabilities lists the submit tools with their live prices, engines,
+// options and notes; a tool no configured engine performs is listed with
+// no engine and a note saying what would serve it.
 func (s *Service) Capabilities() []Capability {
 	out := []Capability{}
 	for _, name := range tool.SubmitTools() {
+		c := Capability{Tool: name, Prices: make([]TierPrice, 0, len(ledger.Tiers))}
 		served, note := engine.Provider(s.engines, name)
-		if served == "" {
-			continue
+		if served != "" {
+			c.Engine, c.Note = &served, note
+		} else if t, ok := tool.Get(name); ok {
+			c.Note = t.Unserved()
 		}
-		c := Capability{Tool: name, Prices: make([]TierPrice, 0, len(ledger.Tiers)), Engine: served, Options: OptionSpecs(name, served), Note: note}
+		c.Options = OptionSpecs(name, served)
 		for _, t := range ledger.Tiers {
 			c.Prices = append(c.Prices, TierPrice{Resolution: t, Tokens: s.prices.Tool(name, t)})
 		}

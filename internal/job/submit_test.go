@@ -57,13 +57,17 @@ func TestSubmitSaysWhatIsWrong(t *testing.T) {
 
 // TestUnservedTools: with the local engine alone, a tool no configured
 // engine performs is in the catalog with engine null and a note naming
-// every setting that would serve it, and its submit's 503 says the same
-// (issue 27, item 7).
+// every setting that would serve it, MCP list_capabilities the same, and
+// its submit's 503 says the same (issue 27, item 7).
 func TestUnservedTools(t *testing.T) {
 	s := job.NewService(nil, nil, local.New(), tool.DefaultPrices(), nil, func() time.Time { return time.Unix(0, 0) })
 	rows := map[string]job.CatalogTool{}
 	for _, row := range s.Catalog().Tools {
 		rows[row.Tool] = row
+	}
+	caps := map[string]job.Capability{}
+	for _, c := range s.Capabilities() {
+		caps[c.Tool] = c
 	}
 	for name, note := range map[string]string{
 		"generate-character": "No engine configured here performs generate-character; set FAL_KEY, AI_IMAGE_BASE_URL or FASHN_API_KEY to develop it.",
@@ -71,6 +75,9 @@ func TestUnservedTools(t *testing.T) {
 	} {
 		if row := rows[name]; row.Engine != nil || row.Note != note {
 			t.Errorf("catalog %s: engine %v note %q; want null and %q", name, row.Engine, row.Note, note)
+		}
+		if c, ok := caps[name]; !ok || c.Engine != nil || c.Note != note || len(c.Prices) != 3 {
+			t.Errorf("list_capabilities %s: %+v; want it listed with its prices, a null engine and %q", name, c, note)
 		}
 		in := job.SubmitRequest{Tool: name, Uploads: []job.Upload{{Role: "image", Data: []byte("\x89PNG")}}}
 		_, err := s.Submit(context.Background(), auth.Principal{HouseID: "h", UserID: "u", Role: auth.Member}, in)

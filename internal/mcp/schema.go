@@ -73,9 +73,11 @@ var (
 			"resolution": enum("The quality tier: long edge 1,024, 2,048 or 4,096 px.", "1k", "2k", "4k"),
 			"tokens":     integer("Tokens one frame costs at this resolution; the listed price is the price that settles."),
 		}, "resolution", "tokens"), "The price per resolution; empty when the tool has no price rows (it charges the default)."),
-		"engine":  enum("The configured engine that performs the tool.", "local", "fal", "image-api", "fashn"),
+		"engine": schema{"type": []any{"string", "null"}, "enum": []any{"local", "fal", "image-api", "fashn", nil},
+			"description": "The configured engine that performs the tool; null when none here can (start_develop then answers 503)."},
 		"options": array(optionSchema, "The options the tool reads, passed in start_develop's params; a value outside legal is refused (BAD_OPTION)."),
-		"note":    str("Present when the engine performs the tool only as a proof or a composite: what it makes of it."),
+		"note": str("Present when the engine performs the tool only as a proof or a composite: what it makes of it; " +
+			"for a tool no engine here performs, the settings that would serve it."),
 	}, "tool", "prices", "engine", "options")
 
 	optionSchema = object(schema{
