@@ -23,7 +23,7 @@ import (
 // reconnects when the connection drops and replays what it missed, and
 // with --until exits once the named jobs finished (1 when one was not done).
 func TestWatch(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	owner := a.SignUp(t, "watcher")
 	key := a.Key(t, owner, "member")
 	proxy := newDropProxy(t, strings.TrimPrefix(a.URL, "http://"))

@@ -45,7 +45,7 @@ func TestRoles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := apptest.Engines(t)[0].DataDir
+			dir := apptest.SQLite(t).DataDir
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()

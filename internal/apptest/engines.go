@@ -25,11 +25,19 @@ type Engine struct {
 // test.
 func Engines(t testing.TB) []Engine {
 	t.Helper()
-	out := []Engine{{Name: "sqlite", DataDir: dbtest.MigratedDir(t, "sqlite", migrateSQLite)}}
+	out := []Engine{SQLite(t)}
 	if base := os.Getenv("TEST_DATABASE_URL"); base != "" {
 		out = append(out, Engine{Name: "postgres", DatabaseURL: dbtest.MigratedDatabase(t, base, "studio", migratePostgres), DataDir: t.TempDir()})
 	}
 	return out
+}
+
+// SQLite returns the SQLite engine alone, fresh and migrated, for a test
+// whose checks the engine does not change (HTTP, roles, the browser): it
+// makes no PostgreSQL copy it would not use.
+func SQLite(t testing.TB) Engine {
+	t.Helper()
+	return Engine{Name: "sqlite", DataDir: dbtest.MigratedDir(t, "sqlite", migrateSQLite)}
 }
 
 // ForEachEngine runs fn as a subtest on every engine.

@@ -15,7 +15,7 @@ import (
 // and answers the ticket, which the member then reads. A seat that is no
 // operator sees no Operators entry and gets the refusal at /admin.
 func TestOperatorsInBrowser(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	runWorkers(t, a)
 	member := person(t, a, "Atelier Sud")
 	uploaded(t, a, member, picture(t, t.TempDir(), "g.jpg", 500, 600, color.RGBA{120, 140, 90, 255}), "clothes")

@@ -48,7 +48,7 @@ const answered = `(() => { const b = document.getElementById("preflight"); retur
 // take it again "warmer"; both follow the same way; the runs page lists
 // them.
 func TestDevelopInBrowser(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	runWorkers(t, a)
 	u := person(t, a, "Maison Vey")
 	garment := uploaded(t, a, u, picture(t, t.TempDir(), "shirt.jpg", 700, 900, color.RGBA{190, 90, 70, 255}), "clothes")

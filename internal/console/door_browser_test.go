@@ -16,7 +16,7 @@ import (
 // come back to the offer, accept it and land in that house. Every page
 // passes axe-core and raises no script error or CSP violation.
 func TestDoorInBrowser(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	p := openPage(t, a, "door", 1280, 800, false)
 
 	p.goTo("/docs")

@@ -106,7 +106,7 @@ func TestDoorRules(t *testing.T) {
 // TestStaticFiles: the console's files are served from the binary with
 // their type and an ETag; a revalidation is a 304; an unknown file 404s.
 func TestStaticFiles(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	for _, name := range []string{"console.css", "console.js", "icon.svg"} {
 		res, body := fetch(t, a, "/static/"+name, "", "")
 		if res.StatusCode != 200 || body == "" || res.Header.Get("ETag") == "" || res.Header.Get("X-Content-Type-Options") != "nosniff" {

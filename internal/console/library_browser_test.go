@@ -44,7 +44,7 @@ func picture(t testing.TB, dir, name string, w, h int, tone color.RGBA) string {
 // deletes one from its page; a viewer of the house sees the frames and no
 // way to delete them. Desktop and phone, axe-core on each page.
 func TestLibraryInBrowser(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	u := person(t, a, "Atelier Nord")
 	dir := t.TempDir()
 	files := []string{

@@ -21,7 +21,7 @@ import (
 // quicker.
 func TestEveryPageInBrowser(t *testing.T) {
 	keepShots := flag.Lookup("test.artifacts").Value.String() == "true"
-	a, u, paths := furnished(t, apptest.Engines(t)[0])
+	a, u, paths := furnished(t, apptest.SQLite(t))
 	admin := a.SignUpAs(t, &apptest.User{Name: "Operator", Email: "admin@studio.test", Password: "correct horse battery"})
 	type visit struct {
 		who  *apptest.User

@@ -13,7 +13,7 @@ import (
 // develop two variations, and see the contact sheet with three frames;
 // the factory plans looks from the garments and creates them as drafts.
 func TestLooksInBrowser(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	runWorkers(t, a)
 	u := person(t, a, "Maison Laine")
 	dir := t.TempDir()

@@ -123,7 +123,7 @@ func TestEveryPage(t *testing.T) {
 // TestFirstPageWeight: the first page a visitor sees (the sign-in page at
 // /) with everything it loads is at most 100 KB over the wire.
 func TestFirstPageWeight(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	get := func(path string) (int, string) {
 		res, err := http.Get(a.URL + path)
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 // with Retry-After; another house's heavy request and /health are served
 // at once; once the turns are back the house is served again.
 func TestHeavyRoutesGuarded(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	houseA, houseB := a.SignUp(t, "house-a"), a.SignUp(t, "house-b")
 	for _, rt := range a.Server.Routes() {
 		if !rt.Heavy {
@@ -57,7 +57,7 @@ func TestHeavyRoutesGuarded(t *testing.T) {
 // Before the guard, the flood held every database connection and the other
 // house waited behind it.
 func TestHeavyFloodLeavesOthersServed(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	houseA, houseB := a.SignUp(t, "house-a"), a.SignUp(t, "house-b")
 	keyA, keyB := a.Key(t, houseA, "member"), a.Key(t, houseB, "member")
 	const assets = 2000

@@ -95,7 +95,7 @@ func TestSignUp(t *testing.T) {
 }
 
 func TestSignUpInviteOnly(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) { c.Signup = "invite" })
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) { c.Signup = "invite" })
 	a.SignUp(t, "first") // the first account on an empty installation needs no invite
 	res := a.Do(t, "POST", "/api/auth/sign-up/email", apptest.Anonymous, map[string]string{"name": "Second", "email": "second@example.com", "password": "long enough pw"})
 	if res.Status != 403 || res.Code != "INVITE_REQUIRED" {
@@ -304,7 +304,7 @@ func TestVerifyEmail(t *testing.T) {
 }
 
 func TestUnknownAndMethod(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	u := a.SignUp(t, "u")
 	res := a.Do(t, "PUT", "/posts", u.Session(), "{}")
 	if res.Status != http.StatusMethodNotAllowed || res.Code != "METHOD_NOT_ALLOWED" || res.Header.Get("Allow") != "GET, HEAD, POST" {

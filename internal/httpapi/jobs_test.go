@@ -522,7 +522,7 @@ func TestDuplicateLookFrame(t *testing.T) {
 // TestSubmitDocumentsOptions: the submit's description in /openapi.json
 // names every option each tool reads, from the one declaration.
 func TestSubmitDocumentsOptions(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	owner := a.SignUp(t, "owner")
 	var doc struct {
 		Paths map[string]map[string]struct{ Description string }

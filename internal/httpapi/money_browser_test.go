@@ -12,7 +12,7 @@ import (
 // the balance grow once; coming back to the page grants nothing more.
 func TestMoneyInBrowser(t *testing.T) {
 	b := apptest.StartChromium(t, 1024, 768, false)
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	owner := a.SignUp(t, "owner")
 	before, _ := billingBalance(t, a, owner.Session())
 	o := checkoutFor(t, a, owner.Session(), "/api/toolkit/ai/billing/checkout/topup", map[string]any{"pack": "100"})

@@ -234,7 +234,7 @@ func TestPackTooLarge(t *testing.T) {
 }
 
 func TestPackBadSizes(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	owner := a.SignUp(t, "owner")
 	id := assetID(t, a, owner)

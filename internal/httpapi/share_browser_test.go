@@ -24,7 +24,7 @@ import (
 // screenshots of the page.
 func TestReviewerPageInChromium(t *testing.T) {
 	b := apptest.StartChromium(t, 390, 844, true)
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	owner := a.SignUp(t, "director")
 	k := a.Key(t, owner, "member")
 	var ids []string

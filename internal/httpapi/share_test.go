@@ -715,7 +715,7 @@ func TestCoverage(t *testing.T) {
 // TestReviewerPageServed: GET /s is the page, with its own script and
 // style, a CSP allowing only this origin, and nothing from elsewhere.
 func TestReviewerPageServed(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	page := a.Do(t, "GET", "/s", apptest.Anonymous, nil)
 	if page.Status != 200 || page.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
 		!strings.Contains(page.Header.Get("Content-Security-Policy"), "script-src 'self'") ||

@@ -75,7 +75,7 @@ func startSMTP(t *testing.T) (*capture, string) {
 // the address.
 func TestSignUpMailsOverSMTP(t *testing.T) {
 	box, addr := startSMTP(t)
-	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) {
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) {
 		c.SMTPURL = "smtp://" + addr + "?from=studio@example.com"
 	})
 	u := a.SignUp(t, "mailed")
@@ -108,7 +108,7 @@ func TestSignUpWhenSMTPIsDown(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) { c.SMTPURL = "smtp://" + addr })
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) { c.SMTPURL = "smtp://" + addr })
 	res := a.Do(t, "POST", "/api/auth/sign-up/email", apptest.Anonymous, map[string]string{"name": "X", "email": "down@example.com", "password": "long enough pw"})
 	if res.Status != 200 {
 		t.Fatalf("sign-up with SMTP down: %d %s; want the account signed in", res.Status, res.Body)
@@ -124,7 +124,7 @@ func TestSignUpWhenSMTPIsDown(t *testing.T) {
 // with a plain and an HTML part.
 func TestShareLettersOverSMTP(t *testing.T) {
 	box, addr := startSMTP(t)
-	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) {
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) {
 		c.SMTPURL = "smtp://" + addr + "?from=studio@example.com"
 	})
 	u := a.SignUp(t, "director")

@@ -37,7 +37,7 @@ func jobMsg(id string, seq int64) []byte {
 
 // TestJobSocketHandshake: who may open the socket, and how it refuses.
 func TestJobSocketHandshake(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	const webOrigin = "https://app.studio.test"
 	a := apptest.New(t, e, func(c *app.Config) { c.WebOrigin = webOrigin })
 	owner := a.SignUp(t, "owner")
@@ -176,7 +176,7 @@ func TestJobSocketDelivers(t *testing.T) {
 // once its queue fills; Publish never waits for it and a client that
 // reads receives every message.
 func TestJobSocketLaggingDropped(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	// A Publish that waited for the stalled client would wait for its
 	// blocked write to time out (writeTimeout); one that does not takes
@@ -265,7 +265,7 @@ func dialStalled(t *testing.T, a *apptest.App, key string) net.Conn {
 // App.Serve's shutdown do) ends every socket with 1001 "shutdown", and the
 // sockets' goroutines are gone afterwards.
 func TestJobSocketShutdown(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	owner := a.SignUp(t, "owner")
 	key := a.Key(t, owner, "viewer")
@@ -308,7 +308,7 @@ func waitGoroutines(t *testing.T, baseline int) {
 // socket is open: a revoked key or an ended session closes it with 1008
 // "revoked"; a session that switched house closes it with 1013 "reauth".
 func TestJobSocketRevocation(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	a.Server.SetSocketTimings(0, 20*time.Millisecond, 0)
 	owner := a.SignUp(t, "owner")

@@ -82,7 +82,7 @@ func TestSubmitShortOfTokensReadsNoInput(t *testing.T) {
 // input fault, with its hold voided, instead of waiting for memory that
 // will never be free.
 func TestDevelopOverDecodeBudget(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e, func(c *app.Config) { c.DecodeMB = 16 })
 	owner := a.SignUp(t, "deep")
 	k := a.Key(t, owner, "member")

@@ -371,7 +371,7 @@ func countingListener(t *testing.T, network, addr string) (port int, accepts *at
 // rebinding would) is refused inside the dialer at delivery. The
 // listeners count zero accepts throughout.
 func TestWebhookNeverIntoPrivateSpace(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	owner := a.SignUp(t, "private")
 	port, accepts := countingListener(t, "tcp4", "127.0.0.1:0")
 	p := strconv.Itoa(port)

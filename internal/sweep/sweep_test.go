@@ -146,7 +146,7 @@ func TestSweepS3(t *testing.T) {
 	if os.Getenv("TEST_S3_URL") == "" {
 		t.Skip("TEST_S3_URL is not set: skipping the sweep over S3 (scripts/test.sh starts versitygw and sets it)")
 	}
-	a := apptest.New(t, apptest.Engines(t)[0])
+	a := apptest.New(t, apptest.SQLite(t))
 	w := build(t, a)
 	store, spool := newS3Store(t)
 	ctx := context.Background()
@@ -251,7 +251,7 @@ func newS3Store(t *testing.T) (blob.Store, string) {
 
 // TestRunSweepsAtStart: the workers' sweeper sweeps once when it starts.
 func TestRunSweepsAtStart(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	key := asset.BlobKey(uuid.NewString(), uuid.NewString())
