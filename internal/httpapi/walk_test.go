@@ -222,8 +222,28 @@ func TestRoleMatrix(t *testing.T) {
 			{"owner seat session", session(coOwner, owner.HouseID), seat, auth.Owner, true},
 			{"platform admin session", session(admin, ""), func(c httpapi.Class) bool { return !c.Internal() }, auth.Owner, false},
 		}
+		// admitted reports whether c gets past every refusal on rt: its class
+		// passes, its role is enough, and it is the author where only the
+		// author may.
+		admitted := func(c cred, rt httpapi.Route) bool {
+			need := minRole[rt.Pattern()]
+			return c.class(rt.Class) && (need == "" || c.role == "" || c.role.AtLeast(need)) &&
+				!(authorOnly[rt.Pattern()] && c.other)
+		}
 		for _, rt := range a.Server.Routes() {
+			tried := false
 			for _, c := range creds {
+				// Who is refused is decided in Go (the route's class, the
+				// services' role rules), the same on both engines: the whole
+				// matrix runs on SQLite. On PostgreSQL each route runs once, by
+				// the first credential it admits, so that every route's
+				// statements still answer there without a 5xx. (The credentials
+				// themselves are resolved on PostgreSQL by the keys', seats' and
+				// sessions' own tests.)
+				if e.Name == "postgres" && (tried || !admitted(c, rt)) {
+					continue
+				}
+				tried = true
 				t.Run(rt.Pattern()+"/"+c.name, func(t *testing.T) {
 					req := samples[rt.Pattern()](t, a, owner)
 					cr := c.make(t)
@@ -390,7 +410,7 @@ func pathID(pattern, path string) string {
 // body of the wrong shape or with bytes that are not UTF-8 (BAD_BODY) and a
 // body over 1 MiB (BODY_TOO_LARGE).
 func TestBodiesRefused(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	owner := a.SignUp(t, "owner")
 	admin := a.SignUpAs(t, &apptest.User{Name: "admin", Email: "admin@studio.test", Password: "correct horse battery"})
@@ -427,7 +447,7 @@ func TestBodiesRefused(t *testing.T) {
 // takes a session, and the message names the Origin expected and the
 // setting that decides it; a key needs no Origin.
 func TestOriginChecked(t *testing.T) {
-	e := apptest.Engines(t)[0]
+	e := apptest.SQLite(t)
 	a := apptest.New(t, e)
 	owner := a.SignUp(t, "owner")
 	want := "send Origin: " + a.URL + " (set by STUDIO_PUBLIC_URL)"
@@ -452,7 +472,7 @@ func TestOriginChecked(t *testing.T) {
 // URL, BAD_ORIGIN names both origins a signed-in request may send and both
 // settings, and either origin is taken.
 func TestBadOriginNamesWebOrigin(t *testing.T) {
-	a := apptest.New(t, apptest.Engines(t)[0], func(c *app.Config) { c.WebOrigin = "https://app.example.com" })
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) { c.WebOrigin = "https://app.example.com" })
 	owner := a.SignUp(t, "owner")
 	cookie := signIn(t, a, owner).Cookie
 	want := "send Origin: " + a.URL + " or https://app.example.com (set by STUDIO_PUBLIC_URL and WEB_ORIGIN)"
