@@ -40,6 +40,16 @@ func SQLite(t testing.TB) Engine {
 	return Engine{Name: "sqlite", DataDir: dbtest.MigratedDir(t, "sqlite", migrateSQLite)}
 }
 
+// Fresh returns a new, migrated database on e's engine: a test that needs
+// a store of its own beside the one it runs on.
+func Fresh(t testing.TB, e Engine) Engine {
+	t.Helper()
+	if e.Name == "postgres" {
+		return Engine{Name: "postgres", DatabaseURL: dbtest.MigratedDatabase(t, os.Getenv("TEST_DATABASE_URL"), "studio", migratePostgres), DataDir: t.TempDir()}
+	}
+	return SQLite(t)
+}
+
 // ForEachEngine runs fn as a subtest on every engine.
 func ForEachEngine(t *testing.T, fn func(t *testing.T, e Engine)) {
 	t.Helper()

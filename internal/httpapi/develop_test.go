@@ -227,14 +227,17 @@ func TestSocketReplay(t *testing.T) {
 		a := apptest.New(t, e)
 		owner := a.SignUp(t, "replay")
 		k := a.Key(t, owner, "member")
-		const submitters, each = 4, 5
+		// Every job is rendered at the end (2 events each, a 1k frame each,
+		// some seconds of CPU under -race): four racing submitters of three
+		// jobs are enough to interleave the sequence across the disconnect.
+		const submitters, each = 4, 3
 		sock := a.DialJobs(t, k)
 		var wg sync.WaitGroup
 		disconnect := make(chan struct{})
 		for s := range submitters {
 			wg.Go(func() {
 				for i := range each {
-					if s == 0 && i == 2 {
+					if s == 0 && i == 1 {
 						close(disconnect)
 					}
 					submitJob(t, a, k, "upscale")

@@ -171,6 +171,10 @@ func TestSubmitReusesInputs(t *testing.T) {
 		})
 
 		t.Run("an asset sent by id develops", func(t *testing.T) {
+			// An app and a store of their own: develop runs every queued
+			// job, and the subtests above leave some twenty renders queued
+			// that this one has no use for.
+			a := apptest.New(t, apptest.Fresh(t, e))
 			house := a.SignUp(t, "develops")
 			dk := a.Key(t, house, "member")
 			garment := upload(t, a, dk, jpegOf(t, 64, 48), "kind", "clothes")
