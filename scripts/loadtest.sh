@@ -4,7 +4,8 @@
 # one run, with wrk -t2:
 #
 #   GET /health       the cheapest JSON route through the whole middleware stack
-#                     (request id, panic guard, the log line) vs a ping + encode
+#                     (request id, panic guard, the log line, the metrics) vs a bare
+#                     hello encoding the same body (neither touches the database)
 #   GET /posts/{id}   an authenticated read of one row vs the same read, no auth
 #   GET /posts        an authenticated list of ten rows vs the same list
 #

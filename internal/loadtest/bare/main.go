@@ -3,7 +3,7 @@
 // ceilings scripts/loadtest.sh measures the studio against with a load
 // tool.
 //
-//	GET /health      pings the database and encodes the same body as the studio's /health
+//	GET /health      a bare hello: encodes the same body as the studio's /health, touching nothing
 //	GET /posts       the house's posts
 //	GET /posts/{id}  one post of the house
 //
@@ -42,8 +42,7 @@ func main() {
 		_ = json.NewEncoder(w).Encode(v)
 	}
 	http.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		err := db.Ping(r.Context())
-		send(w, httpapi.Health{Status: "ok", Service: "studio", Uptime: int64(time.Since(started).Seconds())}, err)
+		send(w, httpapi.Health{Status: "ok", Service: "studio", Uptime: int64(time.Since(started).Seconds())}, nil)
 	})
 	http.HandleFunc("GET /posts", func(w http.ResponseWriter, r *http.Request) {
 		ps, err := db.ListPosts(r.Context(), *house)
