@@ -374,7 +374,7 @@ type Rejections struct {
 	Verdicts    int64   `json:"verdicts" description:"Verdicts written in the window."`
 	Flagged     int64   `json:"flagged" description:"Frames the judge flagged (score under 70)."`
 	Unreadable  int64   `json:"unreadable" description:"Frames the judge could not read."`
-	RetryFutile int64   `json:"retryFutile" description:"Verdicts saying a redraw cannot mend the frame (the defect is in the input): a redraw of those is refused."`
+	RetryFutile int64   `json:"retryFutile" description:"Verdicts saying a redraw cannot mend the frame (the defect is in the input, or the local engine can mend none of it): a redraw of those is refused."`
 	FlagRate    float64 `json:"flagRate" description:"flagged / verdicts."`
 	ByDefect    []Count `json:"byDefect" description:"Sure findings by defect code, most first, at most limit."`
 	Disagreed   int64   `json:"houseDisagreed" description:"Verdicts of the window a house answered as wrong."`

@@ -125,7 +125,7 @@ type Verdict struct {
 	Unreadable    bool      `json:"unreadable" description:"The judge could not look; nothing is shown."`
 	Flagged       bool      `json:"flagged" description:"The score was under the threshold when the verdict was written."`
 	ShowScore     bool      `json:"showScore" description:"False for a clean frame and for one whose only findings weigh 0."`
-	RetryFutile   bool      `json:"retryFutile" description:"True: offer no paid retry; the defect comes from the input."`
+	RetryFutile   bool      `json:"retryFutile" description:"True: offer no paid retry; the defect comes from the input, or the frame's engine renders the same frame again and can mend none of the findings (the local engine, DECISIONS §11)."`
 	Findings      []Finding `json:"findings"`
 	RubricVersion int       `json:"rubricVersion"`
 	CreatedAt     ts.Time   `json:"createdAt"`
