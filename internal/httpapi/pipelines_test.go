@@ -349,9 +349,9 @@ func pipeGarments(t *testing.T, a *apptest.App, c apptest.Cred, n int) []string 
 }
 
 // TestPipelineStory is the issue's story: a director runs remove-background,
-// a packshot on white and an upscale to 4k over five garments; every frame
-// is held up front, each landed step feeds the next, and the balance moves
-// by exactly the frames that ran. Then another run over five garments is
+// a packshot on white and an upscale to 4k over three garments (the issue
+// says five); every frame is held up front, each landed step feeds the
+// next, and the balance moves by exactly the frames that ran. Then another run over five garments is
 // cancelled half way: queued and waiting steps are released, the one
 // rendering finishes and costs, and nothing follows it.
 func TestPipelineStory(t *testing.T) {
@@ -366,16 +366,20 @@ func TestPipelineStory(t *testing.T) {
 		upscale = 2
 	}
 	frame := 2 + 4 + upscale // remove-background, packshot, upscale
+	// The first run is over three garments, not the issue's five: every
+	// frame is a render of some seconds under -race, and three chains show
+	// the holds, the feeding and the one develop run as well as five.
+	const n, frames = 3, 3 * 3
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
 		owner := a.SignUp(t, "director")
 		c := a.Key(t, owner, "member")
-		ids := pipeGarments(t, a, c, 5)
+		ids := pipeGarments(t, a, c, n)
 		start := houseBalance(t, a, owner.HouseID)
 
 		rec := startRun(t, a, c, map[string]any{"steps": steps, "assetIds": ids})
 		r := rec.Run
-		if r.State != "queued" || r.Tokens.Held != 5*frame || r.Tokens.Pending != 5*frame || r.Counts.Assets != 5 || r.Counts.Active != 5 ||
+		if r.State != "queued" || r.Tokens.Held != n*frame || r.Tokens.Pending != n*frame || r.Counts.Assets != n || r.Counts.Active != n ||
 			r.Name != "Remove background → Packshot → Upscale" || r.DevelopRunID != "run."+r.ID || rec.Replayed {
 			t.Fatalf("started: %+v", r)
 		}
@@ -385,14 +389,14 @@ func TestPipelineStory(t *testing.T) {
 				t.Fatalf("an asset at the start: %+v", as)
 			}
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Held != 5*frame || b.Balance != start.Balance-5*frame || len(b.Holds) != 15 {
-			t.Fatalf("balance %+v; want all 15 frames (%d tokens) held up front", b, 5*frame)
+		if b := houseBalance(t, a, owner.HouseID); b.Held != n*frame || b.Balance != start.Balance-n*frame || len(b.Holds) != frames {
+			t.Fatalf("balance %+v; want all %d frames (%d tokens) held up front", b, frames, n*frame)
 		}
 		checkLedger(t, a, owner.HouseID)
 
 		develop(t, a)
 		r = getRun(t, a, c, r.ID)
-		if r.State != "done" || r.Counts.Done != 5 || r.Tokens.Spent != 5*frame || r.Tokens.Pending != 0 || r.Tokens.Released != 0 {
+		if r.State != "done" || r.Counts.Done != n || r.Tokens.Spent != n*frame || r.Tokens.Pending != 0 || r.Tokens.Released != 0 {
 			t.Fatalf("after developing: %+v", r)
 		}
 		for i, as := range r.Assets {
@@ -416,19 +420,19 @@ func TestPipelineStory(t *testing.T) {
 				}
 			}
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Balance != start.Balance-5*frame || b.Held != 0 {
-			t.Errorf("balance %+v; want exactly the 15 frames (%d tokens) spent", b, 5*frame)
+		if b := houseBalance(t, a, owner.HouseID); b.Balance != start.Balance-n*frame || b.Held != 0 {
+			t.Errorf("balance %+v; want exactly the %d frames (%d tokens) spent", b, frames, n*frame)
 		}
 		var develops RunsBodyForTest
 		a.Do(t, "GET", "/api/toolkit/develops?state=all", c, nil).JSON(t, &develops)
 		found := false
 		for _, d := range develops.Runs {
 			if d.ID == r.DevelopRunID {
-				found = d.Counts.Total == 15 && d.Counts.Done == 15 && d.State == "done"
+				found = d.Counts.Total == frames && d.Counts.Done == frames && d.State == "done"
 			}
 		}
 		if !found {
-			t.Errorf("develops %+v; want the pipeline's 15 frames as one develop run %s", develops.Runs, r.DevelopRunID)
+			t.Errorf("develops %+v; want the pipeline's %d frames as one develop run %s", develops.Runs, frames, r.DevelopRunID)
 		}
 		checkLedger(t, a, owner.HouseID)
 
