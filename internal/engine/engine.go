@@ -171,6 +171,13 @@ func (r Request) Param(name string) string {
 	return strings.TrimSpace(r.Params[name])
 }
 
+// Direction is the written direction a take or a redraw carries
+// (params.direction): the service's, not a tool option, so Param does not
+// answer it; "" when there is none.
+func (r Request) Direction() string {
+	return strings.TrimSpace(r.Params["direction"])
+}
+
 // Result is a developed frame: encoded bytes, their media type and the
 // frame's pixel size. For a still image the long edge equals the tier's pixels.
 type Result struct {

@@ -110,7 +110,7 @@ func (Lookbook) Follows(tool, direction string) ([]string, bool) {
 // service's, not a tool option) to a developed still: an unreadable or
 // empty direction changes nothing (a take refused it before the hold).
 func directed(r engine.Request, res engine.Result) (engine.Result, error) {
-	dirs, ok := parseDirection(r.Params["direction"])
+	dirs, ok := parseDirection(r.Direction())
 	if !ok || !strings.HasPrefix(res.Mime, "image/") {
 		return res, nil
 	}

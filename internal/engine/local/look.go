@@ -92,7 +92,7 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 		return engine.Result{}, err
 	}
 	gradeLook(frame, r.Param("aesthetic"))
-	if dirs, ok := parseDirection(r.Params["direction"]); ok {
+	if dirs, ok := parseDirection(r.Direction()); ok {
 		frame = followAll(frame, dirs, false)
 		words += " · " + strings.Join(dirs, ", ")
 	}
