@@ -344,8 +344,8 @@ func TestHealth(t *testing.T) {
 			t.Errorf("health with the database closed: %d %s; want 200", res.Status, res.Body)
 		}
 		res = a.Do(t, "GET", "/ready", apptest.Anonymous, nil)
-		if res.Status != 503 || res.Code != "NOT_READY" || res.Map(t)["part"] != "database" {
-			t.Errorf("ready with the database closed: %d %s; want 503 NOT_READY part database", res.Status, res.Body)
+		if res.Status != 503 || res.Code != "SERVICE_NOT_READY" || res.Map(t)["part"] != "database" {
+			t.Errorf("ready with the database closed: %d %s; want 503 SERVICE_NOT_READY part database", res.Status, res.Body)
 		}
 	})
 }

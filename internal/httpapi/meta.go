@@ -23,7 +23,7 @@ type Ready struct {
 
 // ErrNotReady is /ready's answer when the database, its migrations or the
 // blob store do not answer; the message says which.
-var ErrNotReady = errs.New(errs.KindUnavailable, "NOT_READY", "The service is not ready.")
+var ErrNotReady = errs.New(errs.KindUnavailable, "SERVICE_NOT_READY", "The service is not ready.")
 
 // NotReady is what a readiness check (Services.Ready) returns to name the
 // part that failed: "database", "migrations" or "blobs". /ready's answer
@@ -55,7 +55,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ready is readiness (DECISIONS §11): the database answers with every
-// migration applied and the blob store answers, else 503 NOT_READY.
+// migration applied and the blob store answers, else 503 SERVICE_NOT_READY.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
 	if s.svc.Ready != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), readyWithin)

@@ -33,8 +33,8 @@ func TestReadyNamesThePart(t *testing.T) {
 			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Code != 503 || body["error"] != "NOT_READY" || body["part"] != tt.part {
-				t.Errorf("ready: %d %s; want 503 NOT_READY part %s", rec.Code, rec.Body, tt.part)
+			if rec.Code != 503 || body["error"] != "SERVICE_NOT_READY" || body["part"] != tt.part {
+				t.Errorf("ready: %d %s; want 503 SERVICE_NOT_READY part %s", rec.Code, rec.Body, tt.part)
 			}
 			cause := tt.err
 			if u := errors.Unwrap(tt.err); u != nil {
