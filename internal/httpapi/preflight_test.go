@@ -169,3 +169,36 @@ func apptestForm(t testing.TB, fields ...string) apptest.Form {
 	}
 	return apptest.Multipart(t, parts...)
 }
+
+// TestPreflightRefusesAFormAsSubmitDoes: a multipart preflight reads the
+// form as submit does: a form that does not parse and an image over the
+// cap are refused as submit refuses them (the route's documented
+// BAD_FORM and IMAGE_TOO_LARGE), changing nothing. A readable form's
+// other faults are problems in a 200 answer (TestPreflight).
+func TestPreflightRefusesAFormAsSubmitDoes(t *testing.T) {
+	a := apptest.New(t, apptest.SQLite(t))
+	owner := a.SignUp(t, "preflight-form")
+	k := a.Key(t, owner, "member")
+	big := make([]byte, 12<<20+10)
+	tests := []struct {
+		name       string
+		body       apptest.Form
+		wantStatus int
+		wantCode   string
+	}{
+		{"a form that does not parse", apptest.Form{Body: []byte("--x\r\nnot a part"), ContentType: "multipart/form-data; boundary=x"}, 400, "BAD_FORM"},
+		{"an image over 12 MB", submitForm(t, "upscale", "image", big), 413, "IMAGE_TOO_LARGE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, assets := houseBalance(t, a, owner.HouseID), assetCount(t, a, k)
+			res := a.Do(t, "POST", "/api/toolkit/ai/preflight", k, tt.body)
+			if res.Status != tt.wantStatus || res.Code != tt.wantCode {
+				t.Fatalf("got %d %q %s; want %d %q", res.Status, res.Code, res.Body, tt.wantStatus, tt.wantCode)
+			}
+			if after := houseBalance(t, a, owner.HouseID); after.Balance != before.Balance || after.Held != before.Held || assetCount(t, a, k) != assets {
+				t.Errorf("a refused preflight changed something: %+v -> %+v", before, after)
+			}
+		})
+	}
+}
