@@ -118,7 +118,7 @@ func NewCore(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*
 		return nil, errors.Join(err, db.Close())
 	}
 	c := &Core{Config: cfg, DB: db, Blobs: blobs, Log: log, Holds: holds, opts: opts, now: now,
-		prices: tool.DefaultPrices(), decoding: imagemem.New(cfg.DecodeMB << 20)}
+		decoding: imagemem.New(cfg.DecodeMB << 20)}
 	if err := c.build(ctx); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
@@ -129,6 +129,13 @@ func NewCore(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*
 func (c *Core) build(ctx context.Context) error {
 	cfg, db, log, now := c.Config, c.DB, c.Log, c.now
 	var err error
+	// The engines first: the live price table is the default one with each
+	// tool at the price of the engine that serves it (a local look frame is
+	// a proof, DECISIONS §11), and every service below reads that table.
+	if c.Engine, c.fal, err = engines(cfg); err != nil {
+		return err
+	}
+	c.prices = engine.Prices(c.Engine, tool.DefaultPrices())
 	c.Events = events.NewBroker(events.Options{})
 	c.Metrics = metrics.New(metrics.Options{Version: Version, Snapshot: db.MetricsSnapshot, Pool: db.Pool(),
 		Sockets: c.Events.Subscribers, Now: now, Log: log})
@@ -152,9 +159,6 @@ func (c *Core) build(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-	}
-	if c.Engine, c.fal, err = engines(cfg); err != nil {
-		return err
 	}
 	c.pub = events.Publisher{Broker: c.Events, Relay: c.Relay, DB: db.Pool(), Log: log}
 	c.announce = job.Announcer{Pub: c.pub, Log: log}

@@ -370,3 +370,18 @@ func Provider(e Engine, name string) (engine, note string) {
 	}
 	return engine, note
 }
+
+// Prices is the live price table of a process developing with e: p with
+// each tool's row set to what the engine within e that serves it charges
+// (tool.Priced), so the local engine's look frames, proofs, cost a proof's
+// price. The chain picks a tool's engine once, when it is built, and a
+// develop never falls over to another engine, so the hold a submit takes
+// at this price is the price of the engine that renders it.
+func Prices(e Engine, p ledger.Prices) ledger.Prices {
+	return tool.Priced(p, func(name string) string {
+		if s := Serving(e, name); s != nil {
+			return s.Name()
+		}
+		return ""
+	})
+}

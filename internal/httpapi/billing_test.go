@@ -12,6 +12,7 @@ import (
 
 	"studio/internal/apptest"
 	"studio/internal/auth"
+	"studio/internal/engine"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/tool"
@@ -159,7 +160,7 @@ func TestBillingCatalog(t *testing.T) {
 		}
 		var got ledger.Catalog
 		res.JSON(t, &got)
-		if want := tool.DefaultPrices().Catalog(); !reflect.DeepEqual(got, want) {
+		if want := engine.Prices(a.Core.Engine, tool.DefaultPrices()).Catalog(); !reflect.DeepEqual(got, want) {
 			t.Errorf("catalog %+v; want the live table %+v", got, want)
 		}
 		// Spot checks against DECISIONS §4, written out.
@@ -174,6 +175,7 @@ func TestBillingCatalog(t *testing.T) {
 			{"upscale", ledger.TierPrices{K1: 2, K2: 3, K4: 5}},
 			{"tryon", ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
 			{"lookbook-video", ledger.TierPrices{K1: 40, K2: 60, K4: 90}},
+			{"lookbook", ledger.TierPrices{K1: 1, K2: 1, K4: 1}}, // the local engine's look frame is a proof (DECISIONS §11)
 			{"remove-background", ledger.TierPrices{K1: 2, K2: 2, K4: 2}},
 		}
 		for _, c := range checks {

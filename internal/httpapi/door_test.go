@@ -224,7 +224,7 @@ func testInviteRedeem(t *testing.T, a *apptest.App) {
 	if res.Status != 200 {
 		t.Fatalf("redeem: %d %s", res.Status, res.Body)
 	}
-	if m := res.Map(t); m["status"] != "opened" || m["label"] != "SPRING" || m["grantTokens"] != 40.0 || m["looks"] != 5.0 ||
+	if m := res.Map(t); m["status"] != "opened" || m["label"] != "SPRING" || m["grantTokens"] != 40.0 || m["looks"] != 40.0 ||
 		m["frames"] != 10.0 || m["days"] != 14.0 {
 		t.Errorf("opened %s", res.Body)
 	}
@@ -323,7 +323,7 @@ func testMyInvites(t *testing.T, a *apptest.App) {
 	var r invite.Referral
 	res.JSON(t, &r)
 	if !strings.HasPrefix(r.Code, "CLINE-") || len(r.Code) != len("CLINE-")+6 || r.MaxUses != 5 || r.BaseMaxUses != 5 ||
-		r.InvitesLeft != 5 || r.GuestBonusTokens != 40 || r.GuestTokens != 100 || r.GuestLooks != 12 ||
+		r.InvitesLeft != 5 || r.GuestBonusTokens != 40 || r.GuestTokens != 100 || r.GuestLooks != 100 ||
 		r.GuestValueUSD != 4.8 || r.GuestArrivalUSD != 12 || r.HostTokens != 100 || r.HostValueUSD != 12 || r.HoldDays != 14 ||
 		len(r.Invitees) != 0 || !strings.HasSuffix(r.URL, "?code="+r.Code) {
 		t.Errorf("referral %s", res.Body)

@@ -506,15 +506,15 @@ func TestDuplicateLookFrame(t *testing.T) {
 		before := houseBalance(t, a, owner.HouseID)
 		dup := a.Do(t, "POST", "/api/toolkit/jobs/"+src+"/duplicate", k, nil)
 		m := dup.Map(t)
-		if dup.Status != 202 || m["cost"] != float64(8) {
-			t.Fatalf("duplicate a look frame: %d %s; want 202 costing the lookbook 1k price", dup.Status, dup.Body)
+		if dup.Status != 202 || m["cost"] != float64(1) {
+			t.Fatalf("duplicate a look frame: %d %s; want 202 costing the local proof's price, 1", dup.Status, dup.Body)
 		}
 		j, err := a.DB.Job(context.Background(), owner.HouseID, m["jobId"].(string))
 		if err != nil || j.Tool != "lookbook" || j.Params["lookId"] != id || j.Params["destination"] != "web-tile" {
 			t.Errorf("duplicate %+v %v; want the look's params copied", j, err)
 		}
-		if after := houseBalance(t, a, owner.HouseID); after.Held != before.Held+8 {
-			t.Errorf("held %d -> %d; want a fresh hold of 8", before.Held, after.Held)
+		if after := houseBalance(t, a, owner.HouseID); after.Held != before.Held+1 {
+			t.Errorf("held %d -> %d; want a fresh hold of 1", before.Held, after.Held)
 		}
 	})
 }

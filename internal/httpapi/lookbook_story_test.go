@@ -42,8 +42,8 @@ func TestLookbookStory(t *testing.T) {
 		if len(plan.Looks) != 1 || !plan.ModelReady || len(plan.Looks[0].ItemAssetIDs) != 3 || plan.Looks[0].ItemAssetIDs[0]["assetId"] != coat.ID {
 			t.Fatalf("plan %+v; want one look led by the coat with all three pieces", plan)
 		}
-		if plan.Cost.PerFrame != 8 || plan.Cost.FramesPerLook != 4 || plan.Cost.Total != 32 {
-			t.Fatalf("plan cost %+v; want 8 a frame, 4 frames, 32 in all", plan.Cost)
+		if plan.Cost.PerFrame != 1 || plan.Cost.FramesPerLook != 4 || plan.Cost.Total != 4 {
+			t.Fatalf("plan cost %+v; want 1 a frame (a local proof), 4 frames, 4 in all", plan.Cost)
 		}
 		start := houseBalance(t, a, owner.HouseID)
 		if plan.Balance != start.Balance {
@@ -91,7 +91,7 @@ func TestLookbookStory(t *testing.T) {
 		}
 
 		// Too few tokens: nothing is created, nothing held.
-		drain(t, a, owner.HouseID, 15)
+		drain(t, a, owner.HouseID, 1)
 		before := houseBalance(t, a, owner.HouseID)
 		jobs := len(jobsSince(t, a, k))
 		want(t, a.Do(t, "POST", looksPath(look.ID, "/variations"), k, map[string]any{"keys": []string{"front", "back"}}), 402, "INSUFFICIENT_TOKENS")

@@ -38,12 +38,13 @@ func TestLookOnFal(t *testing.T) {
 				Tool   string
 				Engine *string
 				Note   string
+				Prices ledger.TierPrices
 			}
 		}
 		a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
 		for _, row := range catalog.Tools {
-			if row.Tool == "lookbook" && (row.Engine == nil || *row.Engine != "fal" || row.Note != "") {
-				t.Errorf("catalog lookbook row: engine %v note %q; want fal without a proof note", row.Engine, row.Note)
+			if row.Tool == "lookbook" && (row.Engine == nil || *row.Engine != "fal" || row.Note != "" || row.Prices != (ledger.TierPrices{K1: 8, K2: 12, K4: 18})) {
+				t.Errorf("catalog lookbook row: engine %v note %q prices %+v; want fal without a proof note at 8/12/18", row.Engine, row.Note, row.Prices)
 			}
 		}
 
@@ -61,7 +62,11 @@ func TestLookOnFal(t *testing.T) {
 		res.JSON(t, &created)
 		id := created.Look.ID
 
-		want(t, a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{"quality": "1k", "output": "web-tile"}), 202, "")
+		res = a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{"quality": "1k", "output": "web-tile"})
+		want(t, res, 202, "")
+		if m := res.Map(t); m["tokens"] != 8.0 {
+			t.Errorf("a generated look frame held %v; want the lookbook's 1k price, 8", m["tokens"])
+		}
 		develop(t, a)
 		var detail struct {
 			LockDevelop struct{ Status, ResultAssetID string }

@@ -243,7 +243,8 @@ func TestLookDevelopLockFlow(t *testing.T) {
 			t.Errorf("QUALITY_TOO_LOW_FOR_OUTPUT detail %q does not name the tier that would do", detail)
 		}
 
-		// pdp-portrait (2000 px) at 1k needs one restoration pass: 8 + upscale at 2k (3).
+		// pdp-portrait (2000 px) at 1k needs one restoration pass: the local
+		// proof (1, DECISIONS §11) + upscale at 2k (3).
 		before := houseBalance(t, a, owner.HouseID)
 		res = a.Do(t, "POST", dl, k, map[string]any{"output": "pdp-portrait", "idempotencyKey": "lock-1"})
 		want(t, res, 202, "")
@@ -252,11 +253,11 @@ func TestLookDevelopLockFlow(t *testing.T) {
 			Tokens                        int64
 		}
 		res.JSON(t, &rec)
-		if rec.Tokens != 11 || rec.IdempotencyKey != "lock-1" {
-			t.Errorf("receipt %+v; want 11 tokens under lock-1", rec)
+		if rec.Tokens != 4 || rec.IdempotencyKey != "lock-1" {
+			t.Errorf("receipt %+v; want 4 tokens under lock-1", rec)
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Held-before.Held != 11 {
-			t.Errorf("held moved by %d; want 11", b.Held-before.Held)
+		if b := houseBalance(t, a, owner.HouseID); b.Held-before.Held != 4 {
+			t.Errorf("held moved by %d; want 4", b.Held-before.Held)
 		}
 		var replay struct {
 			JobID  string
@@ -305,8 +306,8 @@ func TestLookDevelopLockFlow(t *testing.T) {
 		if len(jobs.Jobs) != 2 || jobs.Jobs[1].Key != "posture:contrapposto" {
 			t.Fatalf("variations %+v", jobs.Jobs)
 		}
-		if b := houseBalance(t, a, owner.HouseID); b.Held-before.Held != 16 {
-			t.Errorf("held moved by %d; want 16", b.Held-before.Held)
+		if b := houseBalance(t, a, owner.HouseID); b.Held-before.Held != 2 {
+			t.Errorf("held moved by %d; want 2 (two proofs)", b.Held-before.Held)
 		}
 		var again struct{ Jobs []struct{ Key, JobID string } }
 		a.Do(t, "POST", vars, k, map[string]any{"keys": []string{"close-up", "posture:contrapposto"}, "idempotencyKey": "v-1"}).JSON(t, &again)
@@ -330,13 +331,14 @@ func TestLookDevelopLockFlow(t *testing.T) {
 			t.Errorf("variations %+v", full.Variations)
 		}
 
-		// Too few tokens: 12 frames at 4k create and hold nothing.
+		// Too few tokens: 12 proofs at 4k (1 each) create and hold nothing.
+		drain(t, a, owner.HouseID, 11)
 		before = houseBalance(t, a, owner.HouseID)
 		jobsBefore := len(jobsSince(t, a, k))
 		res = a.Do(t, "POST", vars, k, map[string]any{"quality": "4k", "keys": strings.Split("front,back,side,three-quarter,walking,seated,detail,close-up,posture:spin,posture:pockets,posture:contrapposto,posture:lean-wall", ",")})
 		want(t, res, 402, "INSUFFICIENT_TOKENS")
-		if m := res.Map(t); m["need"] != float64(12*18) || m["spendable"] != float64(before.Balance) || m["held"] != float64(before.Held) {
-			t.Errorf("402 body %v; want need %d, spendable %d, held %d", m, 12*18, before.Balance, before.Held)
+		if m := res.Map(t); m["need"] != float64(12) || m["spendable"] != float64(before.Balance) || m["held"] != float64(before.Held) {
+			t.Errorf("402 body %v; want need %d, spendable %d, held %d", m, 12, before.Balance, before.Held)
 		}
 		if b := houseBalance(t, a, owner.HouseID); b.Balance != before.Balance || b.Held != before.Held {
 			t.Errorf("a refused variations moved the balance: %+v -> %+v", before, b)
@@ -380,11 +382,11 @@ func TestLookDevelopInsufficient(t *testing.T) {
 		owner := a.SignUp(t, "owner")
 		k := a.Key(t, owner, "member")
 		id := lookID(t, a, k)
-		drain(t, a, owner.HouseID, 7)
+		drain(t, a, owner.HouseID, 0)
 		res := a.Do(t, "POST", looksPath(id, "/develop-lock"), k, map[string]any{})
 		want(t, res, 402, "INSUFFICIENT_TOKENS")
-		if m := res.Map(t); m["need"] != float64(8) || m["spendable"] != float64(7) || m["held"] != float64(houseBalance(t, a, owner.HouseID).Held) {
-			t.Errorf("402 body %s; want need 8, spendable 7 and what the house holds", res.Body)
+		if m := res.Map(t); m["need"] != float64(1) || m["spendable"] != float64(0) || m["held"] != float64(houseBalance(t, a, owner.HouseID).Held) {
+			t.Errorf("402 body %s; want need 1 (a local proof), spendable 0 and what the house holds", res.Body)
 		}
 		if n := len(jobsSince(t, a, k)); n != 0 {
 			t.Errorf("a refused develop left %d jobs", n)

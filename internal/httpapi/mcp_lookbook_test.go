@@ -54,15 +54,15 @@ func TestMCPLookbook(t *testing.T) {
 			"brief": "Noir evenings on the beach", "quality": "1k", "idempotencyKey": "book-1"}
 		first := c.ok(t, "develop_lookbook", book)
 		looks := first["looks"].([]any)
-		if len(looks) != 2 || num(first["tokensHeld"]) != 16 || first["aesthetic"] != "noir" ||
+		if len(looks) != 2 || num(first["tokensHeld"]) != 2 || first["aesthetic"] != "noir" ||
 			first["background"].(map[string]any)["value"] != "beach" || first["quality"] != "1k" {
-			t.Fatalf("develop_lookbook %v; want two looks holding 16 tokens, noir on the beach", first)
+			t.Fatalf("develop_lookbook %v; want two looks holding 2 tokens (local proofs), noir on the beach", first)
 		}
 		if again := c.ok(t, "develop_lookbook", book); !reflect.DeepEqual(again, first) {
 			t.Errorf("the same key again: %v; want the first answer %v", again, first)
 		}
-		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 16 || num(bal["balance"]) != 44 {
-			t.Errorf("balance %v; want 16 held once, 44 spendable", bal)
+		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 2 || num(bal["balance"]) != 58 {
+			t.Errorf("balance %v; want 2 held once, 58 spendable", bal)
 		}
 
 		// Watch every base frame to done; each links its frame.
@@ -136,9 +136,9 @@ func TestMCPLookbook(t *testing.T) {
 		if res.Status != http.StatusOK || len(manifest.Frames) != 3 {
 			t.Errorf("the reviewer's manifest: %d %s; want 3 frames", res.Status, res.Body)
 		}
-		// Four lookbook frames at 8 tokens settled; nothing left held.
-		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 0 || num(bal["balance"]) != 60-4*8 {
-			t.Errorf("balance %v; want 28 spendable, nothing held", bal)
+		// Four lookbook frames, local proofs at 1 token, settled; nothing left held.
+		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 0 || num(bal["balance"]) != 60-4*1 {
+			t.Errorf("balance %v; want 56 spendable, nothing held", bal)
 		}
 	})
 }

@@ -187,9 +187,9 @@ func TestMCPToolRefusals(t *testing.T) {
 			c.refused(t, "share_frames", map[string]any{"assetIds": shirt}, "BAD_ARGUMENTS")
 		})
 
-		// 402: 2 tokens are held by a queued upscale, 58 spendable; four
-		// looks at 4k need 72, one 18-token frame short. Nothing is held,
-		// no look made.
+		// 402: 2 tokens are held by a queued upscale, the rest drained to 3
+		// spendable; four looks at 4k (local proofs, 1 token each) need 4,
+		// one frame short. Nothing more is held, no look made.
 		t.Run("develop_lookbook", func(t *testing.T) {
 			trousers := upload(t, a, owner.Session(), productJPEG(t, 100, 140), "kind", "clothes").ID
 			scarf := upload(t, a, owner.Session(), productJPEG(t, 110, 140), "kind", "clothes").ID
@@ -198,11 +198,13 @@ func TestMCPToolRefusals(t *testing.T) {
 			garments := []string{shirt, trousers, scarf, coat}
 			book := map[string]any{"modelAssetId": model, "garmentAssetIds": garments, "quality": "4k"}
 			viewer.refused(t, "develop_lookbook", book, "FORBIDDEN")
+			drain(t, a, owner.HouseID, 3)
+			held := houseBalance(t, a, owner.HouseID).Held
 			out, _ := c.call(t, "develop_lookbook", book)
-			if !strings.HasPrefix(out["error"].(string), "INSUFFICIENT_TOKENS: ") || num(out["need"]) != 72 || num(out["spendable"]) != 58 || num(out["held"]) != 2 {
-				t.Errorf("develop_lookbook short by one frame: %v; want INSUFFICIENT_TOKENS with need 72, spendable 58, held 2", out)
+			if msg, _ := out["error"].(string); !strings.HasPrefix(msg, "INSUFFICIENT_TOKENS: ") || num(out["need"]) != 4 || num(out["spendable"]) != 3 || num(out["held"]) != held {
+				t.Errorf("develop_lookbook short by one frame: %v; want INSUFFICIENT_TOKENS with need 4, spendable 3, held %d", out, held)
 			}
-			if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 2 {
+			if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != held {
 				t.Errorf("a refused lookbook held: %v", bal)
 			}
 			if n := len(a.Do(t, "GET", "/api/toolkit/lookbook/looks", owner.Session(), nil).Map(t)["looks"].([]any)); n != 1 {

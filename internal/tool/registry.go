@@ -96,6 +96,7 @@ var registry = []Tool{
 			lookProvider("control.arms", "A posture key's arms stop (relaxed, pockets, hip, crossed)."),
 			lookProvider("control.energy", "A posture key's energy stop (still, easy, dynamic)."),
 		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI, Fashn},
+		ProofPrices: map[string]ledger.TierPrices{Lookbook: prices(1, 1, 1)},
 		Notes: map[string]string{
 			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a larger frame is that answer enlarged (no restoration model), charged at the quality asked.",
 			Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."}},

@@ -44,6 +44,12 @@ type Tool struct {
 	// Prices is its row of the default price table (DECISIONS §4). The live
 	// table is configuration (DefaultPrices builds the default one).
 	Prices ledger.TierPrices
+	// ProofPrices are, by engine, the row an engine that performs the tool
+	// only as a proof charges instead of Prices (DECISIONS §11: the local
+	// engine's look frames cost 1 token at every quality). The live table
+	// takes the row of the engine that serves the tool (Priced), so what
+	// the catalog lists is what a develop holds and settles.
+	ProofPrices map[string]ledger.TierPrices
 	// Engines can perform it (by Engine.Name); an engine serves it when it
 	// is configured and, for fal, has a model for it.
 	Engines []string
@@ -118,6 +124,15 @@ func (t Tool) Takes(role string) bool {
 
 // ServedBy reports whether the engine named engine can perform the tool.
 func (t Tool) ServedBy(engine string) bool { return slices.Contains(t.Engines, engine) }
+
+// PricesOn is the tool's row of the default table when the engine named
+// engine performs it: its proof row on that engine, else Prices.
+func (t Tool) PricesOn(engine string) ledger.TierPrices {
+	if p, ok := t.ProofPrices[engine]; ok {
+		return p
+	}
+	return t.Prices
+}
 
 // Note is what the engine named engine says of the tool ("" when it
 // performs it fully).
@@ -270,11 +285,30 @@ func DefaultPrices() ledger.Prices {
 	return ledger.DefaultPrices(rows)
 }
 
+// Priced returns p with each tool's row set to the row of the engine that
+// serves it, as serving names it ("" when none does), where that engine
+// performs the tool only as a proof (Tool.ProofPrices): the live table of
+// a process whose engines are built. p itself is not changed.
+func Priced(p ledger.Prices, serving func(tool string) string) ledger.Prices {
+	p.Tools = slices.Clone(p.Tools)
+	for i, row := range p.Tools {
+		t, ok := Get(row.Tool)
+		if !ok {
+			continue
+		}
+		if proof, ok := t.ProofPrices[serving(row.Tool)]; ok {
+			p.Tools[i].Prices = proof
+		}
+	}
+	return p
+}
+
 // clone copies the tool's slices and maps, so no caller edits the registry.
 func (t Tool) clone() Tool {
 	t.Roles = slices.Clone(t.Roles)
 	t.Engines = slices.Clone(t.Engines)
 	t.Notes = maps.Clone(t.Notes)
+	t.ProofPrices = maps.Clone(t.ProofPrices)
 	t.Options = slices.Clone(t.Options)
 	for i, o := range t.Options {
 		t.Options[i].Legal = slices.Clone(o.Legal)

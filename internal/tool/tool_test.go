@@ -39,6 +39,12 @@ func TestRegistryIsWellFormed(t *testing.T) {
 				t.Errorf("%s has a note for %q, which does not serve it, or an empty one", d.Name, e)
 			}
 		}
+		for e, p := range d.ProofPrices {
+			// A proof is cheaper than the tool's frame, and says so in its note.
+			if !d.ServedBy(e) || d.Note(e) == "" || p.K1 < 1 || p.K2 < p.K1 || p.K4 < p.K2 || p.K4 > d.Prices.K4 {
+				t.Errorf("%s has a proof row %+v on %q, which does not serve it, has no note, or is dearer than the tool", d.Name, p, e)
+			}
+		}
 		roles := map[string]bool{}
 		for _, r := range d.Roles {
 			if r.Name == "" || roles[r.Name] || r.Most < 0 {
@@ -103,6 +109,41 @@ func TestDefaultPrices(t *testing.T) {
 		"fit-adjust", "tryon", "generate-character", "lookbook", "lookbook-video", "remove-background"}
 	if !slices.Equal(order, want) {
 		t.Errorf("catalog order %v; want %v", order, want)
+	}
+}
+
+// TestPriced: the live table takes the proof row of the engine that serves
+// a tool (the local look frame: 1 token at every quality, DECISIONS §11)
+// and the default row on any other engine; the default table is untouched.
+func TestPriced(t *testing.T) {
+	tests := []struct {
+		serving string
+		want    ledger.TierPrices
+	}{
+		{tool.Lookbook, ledger.TierPrices{K1: 1, K2: 1, K4: 1}},
+		{tool.Fal, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{tool.Fashn, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{"", ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+	}
+	for _, tt := range tests {
+		def := tool.DefaultPrices()
+		p := tool.Priced(def, func(name string) string {
+			if name == "lookbook" {
+				return tt.serving
+			}
+			return tool.Local
+		})
+		for _, tier := range ledger.Tiers {
+			if got := p.Tool("lookbook", tier); got != tt.want.At(tier) {
+				t.Errorf("a look frame served by %q at %s costs %d; want %d", tt.serving, tier, got, tt.want.At(tier))
+			}
+		}
+		if got := p.Tool("tryon", ledger.Tier4K); got != 18 {
+			t.Errorf("tryon on the local engine costs %d; want its row, 18", got)
+		}
+		if def.Tool("lookbook", ledger.Tier1K) != 8 || p.Validate() != nil {
+			t.Errorf("Priced changed the table it read, or made an invalid one")
+		}
 	}
 }
 
