@@ -286,33 +286,73 @@ func jobsByKeysTx(ctx context.Context, tx *Tx, house, user string, keys []string
 	return out, nil
 }
 
+// lookBatch is look jobs queued together through the one enqueue: all of
+// them or none, replayed whole when the first job's idempotency key was
+// used already (a concurrent retry that loses the race on the (house, user,
+// key) index reads the winner's jobs the same way).
+type lookBatch struct {
+	house string
+	jobs  []look.LookJob
+	prior []job.Job // the jobs stored under the batch's keys, when replayed
+}
+
+// queue is the batch's jobs, to hold and queue.
+func (b *lookBatch) queue() []job.Job {
+	js := make([]job.Job, len(b.jobs))
+	for i, lj := range b.jobs {
+		js[i] = lj.Job
+	}
+	return js
+}
+
+// replay reports whether the batch was submitted before, reading what was
+// stored under its keys into prior.
+func (b *lookBatch) replay(ctx context.Context) func(tx *Tx) (bool, error) {
+	return func(tx *Tx) (bool, error) {
+		user := b.jobs[0].Job.UserID
+		keys := make([]string, len(b.jobs))
+		for i, lj := range b.jobs {
+			keys[i] = lj.Job.IdempotencyKey
+		}
+		first, err := jobsByKeysTx(ctx, tx, b.house, user, keys[:1])
+		if err != nil || len(first) == 0 {
+			return false, err
+		}
+		b.prior, err = jobsByKeysTx(ctx, tx, b.house, user, keys)
+		return err == nil, err
+	}
+}
+
+// linkTx writes the look link of the batch's i-th job, queued as j.
+func (b *lookBatch) linkTx(ctx context.Context, tx *Tx, lookID string, i int, j job.Job) error {
+	lj := b.jobs[i]
+	_, err := tx.Exec(ctx, `INSERT INTO look_jobs (organization_id, look_id, job_id, stage, variation_key, base_asset_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, b.house, lookID, j.ID, lj.Stage, lj.Key, nullStr(lj.BaseAssetID), j.CreatedAt.UnixMilli())
+	return err
+}
+
+// result is what the batch's submit answers: the stored jobs when it was
+// replayed, else the ones just queued.
+func (b *lookBatch) result(queued []job.Job, replayed bool, err error) ([]job.Job, bool, error) {
+	if replayed {
+		return b.prior, true, err
+	}
+	return queued, false, err
+}
+
 // SubmitLookJobs checks the look and writes every job with its hold, its
 // first event and its look link, in one transaction (enqueue): all of them
 // or none. The holds are taken together, so the first shortfall answers
-// INSUFFICIENT_TOKENS with nothing written. When the first job's
-// idempotency key was used already it writes nothing and returns the jobs
-// stored under the jobs' keys, replayed; a concurrent retry that loses the
-// race on the (house, user, key) index reads the winner's jobs the same way.
+// INSUFFICIENT_TOKENS with nothing written. A batch submitted before is
+// replayed (lookBatch).
 func (db *DB) SubmitLookJobs(ctx context.Context, house, lookID string, check func(look.Look, look.State) error, jobs []look.LookJob) ([]job.Job, bool, error) {
 	if len(jobs) == 0 {
 		return nil, false, nil
 	}
-	user := jobs[0].Job.UserID
-	keys := make([]string, len(jobs))
-	js := make([]job.Job, len(jobs))
-	for i, lj := range jobs {
-		keys[i], js[i] = lj.Job.IdempotencyKey, lj.Job
-	}
-	var prior []job.Job
-	queued, replayed, err := db.enqueue(ctx, enqueue{house: house, spend: spend{Queue: js, Hold: js},
-		replay: func(tx *Tx) (bool, error) {
-			first, err := jobsByKeysTx(ctx, tx, house, user, keys[:1])
-			if err != nil || len(first) == 0 {
-				return false, err
-			}
-			prior, err = jobsByKeysTx(ctx, tx, house, user, keys)
-			return err == nil, err
-		},
+	b := &lookBatch{house: house, jobs: jobs}
+	js := b.queue()
+	return b.result(db.enqueue(ctx, enqueue{house: house, spend: spend{Queue: js, Hold: js},
+		replay: b.replay(ctx),
 		check: func(tx *Tx) error {
 			l, err := db.lockLookTx(ctx, tx, house, lookID)
 			if err != nil {
@@ -326,18 +366,12 @@ func (db *DB) SubmitLookJobs(ctx context.Context, house, lookID string, check fu
 		},
 		record: func(tx *Tx, done enqueued) error {
 			for i, j := range done.Jobs {
-				lj := jobs[i]
-				if _, err := tx.Exec(ctx, `INSERT INTO look_jobs (organization_id, look_id, job_id, stage, variation_key, base_asset_id, created_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?)`, house, lookID, j.ID, lj.Stage, lj.Key, nullStr(lj.BaseAssetID), j.CreatedAt.UnixMilli()); err != nil {
+				if err := b.linkTx(ctx, tx, lookID, i, j); err != nil {
 					return err
 				}
 			}
 			return nil
-		}})
-	if replayed {
-		return prior, true, err
-	}
-	return queued, false, err
+		}}))
 }
 
 // StandingPreset returns the house's saved preset; ok is false when it
