@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MCP interop check behind `make test` (scripts/test.sh runs it after the Go tests): two TypeScript
+# The MCP interop check behind `make test` (scripts/test.sh runs it beside the Go tests): two TypeScript
 # clients against the real binary, the official MCP Inspector's CLI and an old-protocol SDK build.
 #
 #  1. build the studio binary and start it on the embedded defaults (SQLite and blobs in a temporary
@@ -53,8 +53,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-mcp.XXXXXX")
-# -race: the Go tests just compiled every package that way, so the build reuses their cache.
-go build -race -o "$WORK/studio" ./cmd/studio
+# STUDIO_BIN is a studio binary built already (scripts/test.sh builds it before the tests, and runs
+# this check beside them); else -race, as the Go tests compile every package that way, so that the
+# build reuses their cache.
+if [[ -n ${STUDIO_BIN:-} ]]; then
+	cp "$STUDIO_BIN" "$WORK/studio"
+else
+	go build -race -o "$WORK/studio" ./cmd/studio
+fi
 
 # start_studio: the binary on a free port with nothing but the embedded defaults; sets BASE.
 start_studio() {

@@ -2,16 +2,20 @@
 # The test runner behind `make test` (and so CI).
 #
 #  1. install what the machine lacks: Debian postgresql, chromium, make, curl, jq; versitygw and
-#     staticcheck into .cache/bin (go install, once); @redocly/cli into npx's cache; then run
-#     staticcheck ./... (its default checks: any finding fails the run, at the end)
-#  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
-#     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port)
+#     staticcheck into .cache/bin (go install, once); @redocly/cli into npx's cache
+#  2. start staticcheck ./... beside everything that follows (its default checks: any finding fails
+#     the run, at the end); check that start_s3 survives losing its port (scripts/lib_test.sh), then
+#     start a throwaway PostgreSQL and a versitygw S3 server on free loopback ports (each retries on
+#     a later port); build the studio binary with -race (the tests then take every package it
+#     compiled from the cache)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
 #     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set; a line as each group of packages starts and ends,
-#     and one as each package's tests end, with their time (scripts/test-exec.sh)
-#  4. run the MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh)
-#  5. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
-#  6. stop everything (also on failure or Ctrl-C) and exit non-zero if staticcheck, the tests, the
+#     and one as each package's tests end, with their time (scripts/test-exec.sh). Beside them, the
+#     MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh). staticcheck and the
+#     MCP check are mostly waits and single-threaded work, which the tests leave room for on two
+#     cores; each prints its output whole, in one block, as it ends, and the tests' end waits for both
+#  4. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
+#  5. stop everything (also on failure or Ctrl-C) and exit non-zero if staticcheck, the tests, the
 #     MCP check or the lint failed; the summary lists the test binaries that used the most CPU time,
 #     with their wall times (kept in .cache/test-timings.txt)
 #
@@ -47,6 +51,44 @@ phase_end() { # [status]
 	PHASE=
 }
 
+# side_begin NAME CMD...: runs CMD in the background, in its own process group, beside the phases;
+# its output goes to $WORK/NAME.log and is printed whole, in one block, when it ends, with a line
+# saying how it ended and after how long. side_end NAME waits for it and sets side_rc[NAME].
+declare -A side_pid=() side_rc=()
+side_begin() {
+	local name=$1
+	shift
+	log "$name: started (beside the other phases; its output is printed when it ends)"
+	setsid -w bash -c '
+		name=$1 out=$2
+		shift 2
+		source scripts/lib.sh
+		t0=$(now_ms)
+		"$@" >"$out" 2>&1
+		rc=$?
+		status="ok"
+		((rc == 0)) || status="FAILED, exit $rc"
+		echo "$(fmt_ms $(($(now_ms) - t0)))  $status" >"$out.end"
+		{
+			log "$name: $status after $(fmt_ms $(($(now_ms) - t0))); its output:"
+			sed "s/^/    | /" "$out"
+			log "$name: end of its output"
+		} >&2
+		exit "$rc"
+	' side "$name" "$WORK/$name.log" "$@" &
+	side_pid[$name]=$!
+}
+side_end() {
+	local name=$1 rc=0
+	[[ -n ${side_pid[$name]:-} ]] || return 0
+	kill -0 "${side_pid[$name]}" 2>/dev/null && log "waiting for $name"
+	wait "${side_pid[$name]}" || rc=$?
+	side_rc[$name]=$rc
+	SUMMARY+=("$(printf '%-11s %8s  %s' "$name" "$(cut -d' ' -f1 "$WORK/$name.log.end" 2>/dev/null)" \
+		"$( ((rc == 0)) && echo "ok (beside the others)" || echo "FAILED, exit $rc")")")
+	unset "side_pid[$name]"
+}
+
 # shellcheck disable=SC2317 # invoked by the trap
 cleanup() {
 	local rc=$?
@@ -57,6 +99,10 @@ cleanup() {
 		wait "$GO_TEST_PID" 2>/dev/null
 	fi
 	[[ -n $READER_PID ]] && kill "$READER_PID" 2>/dev/null
+	for pid in "${side_pid[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
 	if [[ -n $WORK ]]; then
 		stop_s3 "$WORK/s3"
 		stop_pg "$WORK/pg"
@@ -84,18 +130,22 @@ REDOCLY=(npx --yes "@redocly/cli@$REDOCLY_VERSION")
 REDOCLY_TELEMETRY=off "${REDOCLY[@]}" --version >/dev/null 2>&1 || die "cannot run @redocly/cli@$REDOCLY_VERSION with npx"
 phase_end
 
-# Before the services and the tests, so a finding shows within a minute; the tests run anyway.
-phase_begin staticcheck
-staticcheck_rc=0
-"$ROOT/.cache/bin/staticcheck" ./... || staticcheck_rc=$?
-phase_end "$( ((staticcheck_rc == 0)) && echo ok || echo "FAILED, exit $staticcheck_rc")"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")
+chmod 755 "$WORK" # the postgres user must reach $WORK/pg
+# Started first, so a finding shows within a few minutes; it runs beside the services, the build
+# and the tests (it compiles nothing: it reads the sources), and the run fails on it at the end.
+side_begin staticcheck "$ROOT/.cache/bin/staticcheck" ./...
 
 phase_begin services
 bash scripts/lib_test.sh >&2 # start_s3 survives losing its port (a lost race failed CI once)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")
-chmod 755 "$WORK" # the postgres user must reach $WORK/pg
 start_pg "$WORK/pg"
 start_s3 "$ROOT" "$WORK/s3"
+phase_end
+
+# The binary the MCP check runs, built before the tests so that they take every package it
+# compiled from the cache (built beside them, each would compile the same packages twice).
+phase_begin build
+go build -race -o "$WORK/studio" ./cmd/studio
 phase_end
 
 mkdir -p .cache
@@ -115,6 +165,7 @@ log "STUDIO_SCREENSHOTS=$STUDIO_SCREENSHOTS"
 
 phase_begin tests
 test_rc=0
+STUDIO_BIN=$WORK/studio side_begin mcp bash scripts/mcp-inspector.sh
 # In its own process group, waited for in the background, so that a TERM or INT to this script
 # stops the tests at once (cleanup kills the group) instead of after they finish. The output is
 # also kept, for the per-package timings of the summary.
@@ -156,10 +207,8 @@ if ((test_rc != 0)) && grep -qE 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log"; the
 	grep -E 'ERROR|FATAL|PANIC' "$WORK/pg/postgres.log" | tail -n 20 >&2
 fi
 
-phase_begin mcp
-mcp_rc=0
-bash scripts/mcp-inspector.sh || mcp_rc=$?
-phase_end "$( ((mcp_rc == 0)) && echo ok || echo "FAILED, exit $mcp_rc")"
+side_end mcp
+side_end staticcheck
 
 phase_begin lint
 lint_rc=0
@@ -172,6 +221,6 @@ fi
 phase_end "$( ((lint_rc == 0)) && echo ok || echo "FAILED, exit $lint_rc")"
 
 ((test_rc == 0)) || exit "$test_rc"
-((staticcheck_rc == 0)) || exit "$staticcheck_rc"
-((mcp_rc == 0)) || exit "$mcp_rc"
+((side_rc[staticcheck] == 0)) || exit "${side_rc[staticcheck]}"
+((side_rc[mcp] == 0)) || exit "${side_rc[mcp]}"
 exit "$lint_rc"
