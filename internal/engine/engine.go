@@ -374,7 +374,8 @@ func Provider(e Engine, name string) (engine, note string) {
 // Prices is the live price table of a process developing with e: p with
 // each tool's row set to what the engine within e that serves it charges
 // (tool.Priced), so the local engine's look frames, proofs, cost a proof's
-// price. The chain picks a tool's engine once, when it is built, and a
+// price, and an answer an engine enlarges beyond what it delivers (the
+// image endpoint's 2k and 4k characters) costs the quality delivered. The chain picks a tool's engine once, when it is built, and a
 // develop never falls over to another engine, so the hold a submit takes
 // at this price is the price of the engine that renders it.
 func Prices(e Engine, p ledger.Prices) ledger.Prices {

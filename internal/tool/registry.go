@@ -29,7 +29,8 @@ var registry = []Tool{
 		Option{Name: "fill", Type: TypeEnum, Legal: []string{"auto", "extend", "blur"}, Default: "auto", Engines: []string{Local},
 			Description: "How the new area is filled: extend continues the edges, blur lays a blurred copy of the picture, auto extends a plain border and blurs a busy one."},
 	), Prices: prices(3, 4, 6), Engines: localFalAndFashn, Aspect: "aspect",
-		Notes: map[string]string{Fashn: "FASHN reframes at about one megapixel: a 2k or 4k reframe is that answer enlarged (no restoration model), charged at the quality asked."}},
+		Notes:  map[string]string{Fashn: "FASHN reframes at about one megapixel: a 2k or 4k reframe is that answer enlarged (no restoration model), priced at 1k, the quality delivered."},
+		Native: map[string]ledger.Tier{Fashn: ledger.Tier1K}},
 	{Name: "packshot", Title: "Packshot", Submit: true, Roles: []Role{{Name: "image", Required: true}, {Name: "background"}}, Options: options(
 		Option{Name: "bg", Type: TypeColor, Legal: []string{"white", "image", "#rrggbb"}, Form: FormGround, Default: "white", Engines: []string{Local, Fal},
 			Needs:       map[string]string{"image": "background"},
@@ -76,8 +77,9 @@ var registry = []Tool{
 			Description: "The frame's aspect, without an image."},
 	), Prices: prices(6, 9, 13), Engines: []string{Fal, ImageAPI, Fashn}, Aspect: "aspect",
 		Notes: map[string]string{
-			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k character is that answer enlarged (no restoration model), charged at the quality asked.",
-		}},
+			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k character is that answer enlarged (no restoration model), priced at 1k, the quality delivered.",
+		},
+		Native: map[string]ledger.Tier{ImageAPI: ledger.Tier1K}},
 	{Name: "lookbook", Title: "Look frame",
 		Roles: []Role{{Name: "model", Required: true}, {Name: "item", Most: 6}, {Name: "background"}, {Name: "base"}},
 		Options: options(
@@ -98,8 +100,9 @@ var registry = []Tool{
 		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI, Fashn},
 		ProofPrices: map[string]ledger.TierPrices{Lookbook: prices(1, 1, 1)},
 		Notes: map[string]string{
-			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a larger frame is that answer enlarged (no restoration model), charged at the quality asked.",
-			Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."}},
+			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k frame is that answer enlarged (no restoration model), priced at 1k, the quality delivered.",
+			Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."},
+		Native: map[string]ledger.Tier{ImageAPI: ledger.Tier1K}},
 	{Name: "lookbook-video", Title: "Lookbook video", Submit: true, Roles: image,
 		Options: options(prompt("How the model moves; a gentle walk towards the camera when absent.")),
 		Prices:  prices(40, 60, 90), Engines: []string{Fal}, Video: true, Deadline: 30 * time.Minute},

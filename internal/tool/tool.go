@@ -67,8 +67,15 @@ type Tool struct {
 	// configured default (STUDIO_RENDER_DEADLINE, DECISIONS §11).
 	Deadline time.Duration
 	// Notes say, by engine, what an engine makes of the tool when it
-	// performs it only as a proof or a composite (DECISIONS §10).
+	// performs it only as a proof or a composite (DECISIONS §10), or
+	// answers it below the tier asked (Native).
 	Notes map[string]string
+	// Native is, by engine, the highest tier an engine answers the tool
+	// at without enlarging its answer, where that is below 4k: a develop
+	// at a higher tier on it is that answer enlarged, priced at this
+	// tier's price (issue 27: a resampled answer is priced at the quality
+	// delivered, and its Note says so).
+	Native map[string]ledger.Tier
 }
 
 // Role is an input role of a tool.
@@ -287,8 +294,11 @@ func DefaultPrices() ledger.Prices {
 
 // Priced returns p with each tool's row set to the row of the engine that
 // serves it, as serving names it ("" when none does), where that engine
-// performs the tool only as a proof (Tool.ProofPrices): the live table of
-// a process whose engines are built. p itself is not changed.
+// performs the tool only as a proof (Tool.ProofPrices), and with its tiers
+// above the engine's native one at that one's price where the engine
+// answers below 4k and enlarges (Tool.Native: priced at the quality
+// delivered, issue 27): the live table of a process whose engines are
+// built. p itself is not changed.
 func Priced(p ledger.Prices, serving func(tool string) string) ledger.Prices {
 	p.Tools = slices.Clone(p.Tools)
 	for i, row := range p.Tools {
@@ -296,11 +306,28 @@ func Priced(p ledger.Prices, serving func(tool string) string) ledger.Prices {
 		if !ok {
 			continue
 		}
-		if proof, ok := t.ProofPrices[serving(row.Tool)]; ok {
+		on := serving(row.Tool)
+		if proof, ok := t.ProofPrices[on]; ok {
 			p.Tools[i].Prices = proof
+		}
+		if native, ok := t.Native[on]; ok {
+			p.Tools[i].Prices = capped(p.Tools[i].Prices, native)
 		}
 	}
 	return p
+}
+
+// capped is row with every tier above native at native's price: an answer
+// enlarged beyond the quality its engine delivers costs that quality.
+func capped(row ledger.TierPrices, native ledger.Tier) ledger.TierPrices {
+	at := row.At(native)
+	if native.Pixels() < ledger.Tier2K.Pixels() {
+		row.K2 = at
+	}
+	if native.Pixels() < ledger.Tier4K.Pixels() {
+		row.K4 = at
+	}
+	return row
 }
 
 // clone copies the tool's slices and maps, so no caller edits the registry.
@@ -309,6 +336,7 @@ func (t Tool) clone() Tool {
 	t.Engines = slices.Clone(t.Engines)
 	t.Notes = maps.Clone(t.Notes)
 	t.ProofPrices = maps.Clone(t.ProofPrices)
+	t.Native = maps.Clone(t.Native)
 	t.Options = slices.Clone(t.Options)
 	for i, o := range t.Options {
 		t.Options[i].Legal = slices.Clone(o.Legal)

@@ -45,6 +45,11 @@ func TestRegistryIsWellFormed(t *testing.T) {
 				t.Errorf("%s has a proof row %+v on %q, which does not serve it, has no note, or is dearer than the tool", d.Name, p, e)
 			}
 		}
+		for e, tier := range d.Native {
+			if !d.ServedBy(e) || d.Note(e) == "" || !tier.Valid() || tier == ledger.Tier4K {
+				t.Errorf("%s is native at %q on %q, which does not serve it, says nothing of it, or needs no cap", d.Name, tier, e)
+			}
+		}
 		roles := map[string]bool{}
 		for _, r := range d.Roles {
 			if r.Name == "" || roles[r.Name] || r.Most < 0 {
