@@ -512,7 +512,7 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	if err != nil {
 		return engine.Result{}, Upstream.BadResult(r.Tool, "it is not an image we can read", err)
 	}
-	res, err := engine.Finish(img, r.Tier, r.Shape, r.Tool == "remove-background")
+	res, err := engine.Finish(img, r.Tier, finishShape(r), r.Tool == "remove-background")
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
 	}

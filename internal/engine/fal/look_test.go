@@ -162,10 +162,11 @@ func near(a, b color.NRGBA) bool {
 	return d(a.R, b.R) < 12 && d(a.G, b.G) < 12 && d(a.B, b.B) < 12
 }
 
-// TestGenerativeOnStandIn: generate-character (from words on flux/dev, from
-// a reference on kontext) and lookbook-video (kling) against the stand-in:
-// each call's input as fal documents it, the result, and a flagged answer
-// refused plainly.
+// TestGenerativeOnStandIn: generate-character (from words on flux/dev at
+// the tier's own size, from a reference on kontext), a reframe to a ratio
+// the expand model does not accept, and lookbook-video (kling) against the
+// stand-in: each call's input as fal documents it, the result at the
+// aspect asked, and a flagged answer refused plainly.
 func TestGenerativeOnStandIn(t *testing.T) {
 	frame := jpegOf(t, 400, 500)
 	cases := []struct {
@@ -181,6 +182,15 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		{name: "character from words", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
 			model: "fal-ai/flux/dev", input: map[string]any{"prompt": "A tall model", "num_images": 1.0, "image_size": map[string]any{"width": 819.0, "height": 1024.0}},
 			w: 819, h: 1024, mime: "image/jpeg"},
+		{name: "a 2k character from words is asked at 2k's size", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier2K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
+			model: "fal-ai/flux/dev", input: map[string]any{"image_size": map[string]any{"width": 1638.0, "height": 2048.0}},
+			w: 1638, h: 2048, mime: "image/jpeg"},
+		{name: "a character fal sized a little off is composed for the aspect asked", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
+			answer: faltest.Answer{Width: 816, Height: 1024}, model: "fal-ai/flux/dev", input: map[string]any{"image_size": map[string]any{"width": 819.0, "height": 1024.0}},
+			w: 819, h: 1024, mime: "image/jpeg"},
+		{name: "a 7:5 reframe is asked at the nearest ratio fal accepts and composed for 7:5", req: engine.Request{Tool: "reframe", Tier: ledger.Tier1K, Params: map[string]string{"aspect": "7:5"}, Inputs: []engine.Input{in("image", frame)}},
+			answer: faltest.Answer{Width: 1024, Height: 768}, model: "fal-ai/bria/expand", input: map[string]any{"aspect_ratio": "4:3"},
+			w: 1024, h: 731, mime: "image/jpeg"},
 		{name: "character from a reference", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
 			model: "fal-ai/flux-pro/kontext", input: map[string]any{"image_url": "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(frame),
 				"prompt": "The same person as a full-length fashion model on a plain studio background, same face and build."},

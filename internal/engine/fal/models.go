@@ -7,7 +7,6 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
-	"studio/internal/ledger"
 	"studio/internal/picture"
 )
 
@@ -161,7 +160,10 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 			in["image_url"] = img
 			prompt = strings.TrimSpace(CharacterFromPhoto + " " + prompt)
 		} else {
-			w, h := engine.Canvas(ledger.Tier1K, targetOrSquare(r))
+			// flux/dev is asked at the tier's own size (fal's ImageSize takes
+			// any width and height up to 14142), so a 2k or 4k character is
+			// made at its pixels, not enlarged from 1k.
+			w, h := engine.Canvas(r.Tier, targetOrSquare(r))
 			in["image_size"] = map[string]int{"width": w, "height": h}
 			in["num_images"] = 1
 		}
@@ -267,6 +269,31 @@ func targetOrSquare(r engine.Request) engine.Aspect {
 		return a
 	}
 	return engine.Aspect{W: 1, H: 1}
+}
+
+// finishShape is the shape a result is finished in: the request's, else
+// the aspect asked of a reframe (the expand model answers its nearest
+// accepted ratio, nearestAspect, and the answer is composed for the one
+// asked, so a 7:5 reframe is 7:5) or of a character made from words (fal
+// may round the size asked); nil keeps the answer's own.
+func finishShape(r engine.Request) *engine.Shape {
+	if r.Shape != nil {
+		return r.Shape
+	}
+	var a engine.Aspect
+	switch _, photo := r.Input("image"); {
+	case r.Tool == "reframe":
+		var err error
+		if a, err = targetAspect(r); err != nil {
+			return nil
+		}
+	case r.Tool == "generate-character" && !photo:
+		a = targetOrSquare(r)
+	default:
+		return nil
+	}
+	w, h := engine.Canvas(r.Tier, a)
+	return &engine.Shape{Width: w, Height: h}
 }
 
 // expandAspects are the ratios the expand model accepts.
