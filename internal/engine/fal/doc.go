@@ -19,7 +19,10 @@
 // sent again with engine.Backoff (waits doubling from 1 s, or what
 // Retry-After asks, 4 tries at most), never past the context's deadline,
 // which also rides as X-Fal-Request-Timeout; a submit that failed any other
-// way is not sent again, since fal may have taken it. A request fal took
+// way is not sent again, since fal may have taken it; one whose answer
+// never came cannot be cancelled either (fal returns the request id only
+// in that answer), and fal drops it by X-Fal-Request-Timeout if no runner
+// started it in time. A request fal took
 // that then fails before fal finished it (status polls that keep failing, a
 // status outside the protocol) is cancelled as when ctx ends (PUT
 // cancel_url), so that fal neither runs nor bills it. Failures read as

@@ -43,6 +43,7 @@ type fakeQueue struct {
 	polls     map[string]int
 	cancels   []string
 	tries     int             // submits answered, refused ones included
+	timeouts  []string        // each submit's X-Fal-Request-Timeout
 	waits     []time.Duration // the backoff's waits between submits
 	cdnAuth   []string
 	foreign   bool // answer the submit with URLs on another origin
@@ -65,6 +66,9 @@ type behaviour struct {
 	statuses     []string // the status answered on each poll; the last repeats
 	statusErrs   int      // answer this many polls with 500 first
 	errorText    string   // COMPLETED carries this error
+	// takeAndHang takes the submit (it is queued at fal) and never answers
+	// it; takeAndDrop takes it and closes the connection unanswered.
+	takeAndHang, takeAndDrop bool
 	output       func(q *fakeQueue, id string) any
 }
 
@@ -119,9 +123,22 @@ func (q *fakeQueue) serve(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, b.submitStatus, map[string]any{"detail": cmp.Or(b.submitDetail, "submit refused")})
 			return
 		}
+		q.timeouts = append(q.timeouts, r.Header.Get("X-Fal-Request-Timeout"))
 		q.seq++
 		id := fmt.Sprintf("req-%04d", q.seq)
 		q.submits = append(q.submits, submit{model: path, id: id, input: input})
+		switch {
+		case b.takeAndHang:
+			q.mu.Unlock()
+			<-r.Context().Done()
+			q.mu.Lock()
+			return
+		case b.takeAndDrop:
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
 		app := strings.Join(parts[:min(2, len(parts))], "/") // status and results drop a subpath
 		base := q.srv.URL + "/" + app + "/requests/" + id
 		if q.foreign {

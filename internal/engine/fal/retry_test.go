@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -115,6 +116,47 @@ func TestCancelAfterAcceptance(t *testing.T) {
 			defer q.mu.Unlock()
 			if got := len(q.cancels) == 1 && q.cancels[0] == q.submits[0].id; got != tt.wantCancel {
 				t.Errorf("cancels %v; want a cancel: %v", q.cancels, tt.wantCancel)
+			}
+		})
+	}
+}
+
+// TestSubmitLostInFlight: a submit fal took whose answer never arrives
+// (the connection hangs until the deadline, or drops) leaves us without
+// the request id, which fal returns only in that answer, and so with
+// nothing to cancel: fal's cancel names a request id, and nothing else
+// finds a request still queued or running. What fal allows is what is
+// done: the submit carried the deadline left as X-Fal-Request-Timeout, so
+// fal drops it if no runner started it by then, and it is never sent
+// again (a second one could run, and bill, twice). The develop fails; the
+// worker voids its hold.
+func TestSubmitLostInFlight(t *testing.T) {
+	tests := []struct {
+		name     string
+		b        behaviour
+		deadline time.Duration
+	}{
+		{"the answer never comes", behaviour{takeAndHang: true}, 300 * time.Millisecond},
+		{"the connection drops", behaviour{takeAndDrop: true}, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newFakeQueue(t)
+			q.behaviour = func(string, map[string]any) behaviour { return tt.b }
+			ctx, cancel := context.WithTimeout(context.Background(), tt.deadline)
+			defer cancel()
+			err := upscale(t, q, ctx)
+			if err == nil || (tt.b.takeAndHang && !errors.Is(err, context.DeadlineExceeded)) || (tt.b.takeAndDrop && !engine.IsProvider(err)) {
+				t.Fatalf("err %v; want the develop failed (at its deadline when the answer never comes)", err)
+			}
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if q.tries != 1 || len(q.submits) != 1 || len(q.cancels) != 0 {
+				t.Errorf("%d submits, %d taken, cancels %v; want one submit, never sent again, nothing to cancel", q.tries, len(q.submits), q.cancels)
+			}
+			left, perr := strconv.ParseFloat(q.timeouts[0], 64)
+			if perr != nil || left <= 0 || left > tt.deadline.Seconds() {
+				t.Errorf("X-Fal-Request-Timeout %q; want the deadline left, at most %v", q.timeouts[0], tt.deadline)
 			}
 		})
 	}
