@@ -69,7 +69,7 @@ type behaviour struct {
 	// takeAndHang takes the submit (it is queued at fal) and never answers
 	// it; takeAndDrop takes it and closes the connection unanswered.
 	takeAndHang, takeAndDrop bool
-	output       func(q *fakeQueue, id string) any
+	output                   func(q *fakeQueue, id string) any
 }
 
 func newFakeQueue(t *testing.T) *fakeQueue {
