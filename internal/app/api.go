@@ -21,6 +21,7 @@ import (
 	"studio/internal/chat"
 	"studio/internal/console"
 	"studio/internal/engine"
+	"studio/internal/engine/local"
 	"studio/internal/httpapi"
 	"studio/internal/httpguard"
 	"studio/internal/invite"
@@ -77,7 +78,7 @@ func NewAPI(core *Core) (*API, error) {
 		Limiter: limits, Decoding: core.decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	assistant := chat.NewService(db, openai.New(openai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), core.memories, core.pub, log, now)
 	cast := casting.NewService(db, casting.Options{Blobs: core.Blobs, Decoding: core.decoding, Now: now, Log: log})
-	lanes := lane.Options{Ledger: db, Prices: core.prices, AI: core.ai, Reader: core.classifier, Assets: core.assets, Engine: core.Engine,
+	lanes := lane.Options{Ledger: db, Prices: core.prices, AI: core.ai, Reader: core.classifier, Assets: core.assets, Engine: core.Engine, Builds: local.New(),
 		Decoding: core.decoding, Log: log, Calls: db, Now: now}
 	if core.fal != nil {
 		lanes.Fal = core.fal

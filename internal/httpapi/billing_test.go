@@ -183,7 +183,7 @@ func TestBillingCatalog(t *testing.T) {
 				t.Errorf("%s costs %+v; want %+v", c.tool, prices[c.tool], c.want)
 			}
 		}
-		if len(got.Tools) != 14 || got.DefaultPrice != 5 || len(got.Lanes) != 6 || len(got.TextTools) != 5 ||
+		if len(got.Tools) != 14 || got.DefaultPrice != 5 || len(got.Lanes) != 7 || len(got.TextTools) != 5 ||
 			!reflect.DeepEqual(got.Tiers, []ledger.Tier{"1k", "2k", "4k"}) {
 			t.Errorf("catalog shape: %s", res.Body)
 		}

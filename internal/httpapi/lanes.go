@@ -118,6 +118,19 @@ func (s *Server) laneSegment(w http.ResponseWriter, r *http.Request) error {
 	return encode(w, http.StatusOK, out)
 }
 
+func (s *Server) laneExtractBuild(w http.ResponseWriter, r *http.Request) error {
+	p := auth.From(r.Context())
+	in, err := decode[lane.ExtractBuildRequest](w, r)
+	if err != nil {
+		return err
+	}
+	out, err := s.svc.Lanes.ExtractBuild(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	return encode(w, http.StatusOK, out)
+}
+
 func (s *Server) laneFace(w http.ResponseWriter, r *http.Request) error {
 	p := auth.From(r.Context())
 	var out lane.Face
@@ -204,6 +217,11 @@ func (s *Server) lanesRoutes() []Route {
 			In:      lane.SegmentRequest{}, Out: []Out{{Status: 200, Body: lane.Cutout{}}},
 			Errors: []*errs.Error{errs.ImageRequired, lane.ErrTargetRequired, ledger.ErrInsufficientTokens, errs.Forbidden,
 				errs.AssetNotFound, lane.ErrSegmentFailed, errs.FalNotConfigured}, Handler: s.laneSegment},
+		{Method: "POST", Path: "/api/toolkit/ai/extract-build", Class: KeyOrSession, Tag: "ai",
+			Summary: "A model's build (proportions, silhouette, posture) read from a full-length photograph; 1 token, refunded when no full-length figure is found",
+			In:      lane.ExtractBuildRequest{}, Out: []Out{{Status: 200, Body: lane.Extracted{}}},
+			Errors:  []*errs.Error{errs.BadBody, errs.AssetRequired, ledger.ErrInsufficientTokens, errs.Forbidden, errs.AssetNotFound, lane.ErrNoFigure},
+			Handler: s.laneExtractBuild},
 		{Method: "POST", Path: "/api/toolkit/ai/remove-background", Class: KeyOrSession, Tag: "ai",
 			Summary: "Cut the subject out of a picture and store it as an asset; priced as the remove-background tool, refunded on failure",
 			In:      Multipart{Form: ImageForm{}}, Out: []Out{{Status: 200, Body: lane.Removed{}}},

@@ -37,6 +37,7 @@ var lanesWalk = walkArea{
 		"POST /api/toolkit/ai/midjourney-prompts":   static("/api/toolkit/ai/midjourney-prompts", map[string]any{"description": ""}),
 		"POST /api/toolkit/ai/prompt-builder":       static("/api/toolkit/ai/prompt-builder", map[string]any{"subject": ""}),
 		"POST /api/toolkit/ai/prompt-enhancer":      static("/api/toolkit/ai/prompt-enhancer", map[string]any{"prompt": ""}),
+		"POST /api/toolkit/ai/extract-build":        static("/api/toolkit/ai/extract-build", map[string]any{"assetId": ""}),
 	},
 	minRole: map[string]auth.Role{
 		"POST /api/toolkit/ai/depth":                auth.Member,
@@ -50,6 +51,7 @@ var lanesWalk = walkArea{
 		"POST /api/toolkit/ai/midjourney-prompts":   auth.Member,
 		"POST /api/toolkit/ai/prompt-builder":       auth.Member,
 		"POST /api/toolkit/ai/prompt-enhancer":      auth.Member,
+		"POST /api/toolkit/ai/extract-build":        auth.Member,
 	},
 }
 

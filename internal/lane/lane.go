@@ -82,14 +82,15 @@ type Endpoint interface {
 type Options struct {
 	Ledger Ledger
 	Prices ledger.Prices
-	AI     Endpoint          // vision and text lanes; nil or unconfigured answers AI_NOT_CONFIGURED
-	Reader asset.Classifier  // describe-item's reader, the upload's classify=1 one; nil: built on AI
-	Assets Assets            // images named by id, and remove-background's cut-out
-	Fal    Fal               // nil when FAL_KEY is unset
-	Engine engine.Engine     // remove-background: the develop engines (fal first when set, then local)
-	Models map[string]string // fal models of depth and segment; FalModels when nil
-	Calls  ai.CallLog        // where each call's usage is recorded; nil records nothing
-	Now    func() time.Time  // time.Now when nil
+	AI     Endpoint           // vision and text lanes; nil or unconfigured answers AI_NOT_CONFIGURED
+	Reader asset.Classifier   // describe-item's reader, the upload's classify=1 one; nil: built on AI
+	Assets Assets             // images named by id, and remove-background's cut-out
+	Fal    Fal                // nil when FAL_KEY is unset
+	Engine engine.Engine      // remove-background: the develop engines (fal first when set, then local)
+	Builds engine.BuildReader // extract-build: the local engine, which reads a figure's silhouette
+	Models map[string]string  // fal models of depth and segment; FalModels when nil
+	Calls  ai.CallLog         // where each call's usage is recorded; nil records nothing
+	Now    func() time.Time   // time.Now when nil
 	// Decoding bounds decoded pixels, shared by the process; 1 GiB of its own when nil.
 	Decoding *imagemem.Budget
 	Timeout  time.Duration // one provider call; 2 minutes when zero

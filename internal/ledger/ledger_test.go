@@ -43,7 +43,7 @@ func TestDefaultPrices(t *testing.T) {
 			t.Errorf("%s at %s costs %d; want %d", tt.tool, tt.tier, got, tt.want)
 		}
 	}
-	for _, name := range []string{"depth", "describe-item", "detect-items", "extract-character", "segment", "classify",
+	for _, name := range []string{"depth", "describe-item", "detect-items", "extract-character", "segment", "classify", "extract-build",
 		"face-features", "inspiration-keywords", "midjourney-prompts", "prompt-builder", "prompt-enhancer"} {
 		if n, ok := p.Flat(name); !ok || n != 1 {
 			t.Errorf("%s: %d, %v; want 1", name, n, ok)

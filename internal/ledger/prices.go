@@ -163,7 +163,7 @@ func DefaultPrices(tools []ToolPrice) Prices {
 	return Prices{
 		Tools:     tools,
 		Default:   5,
-		Lanes:     flat(1, "depth", "describe-item", "detect-items", "extract-character", "segment", "classify"),
+		Lanes:     flat(1, "depth", "describe-item", "detect-items", "extract-character", "segment", "classify", "extract-build"),
 		TextTools: flat(1, "face-features", "inspiration-keywords", "midjourney-prompts", "prompt-builder", "prompt-enhancer"),
 		Plans: []PlanOffer{
 			{Tier: TierTrial, Name: "Trial", PriceUSD: 0, MonthlyTokens: 60, RolloverMultiple: 1},
