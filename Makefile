@@ -1,4 +1,4 @@
-.PHONY: test run check bench ledger-model
+.PHONY: test run check bench ledger-model scale-test
 
 # Installs what is missing, starts PostgreSQL and an S3 server, runs go test -race, lints OpenAPI.
 test:
@@ -26,3 +26,11 @@ ledger-model:
 	$(if $(filter sqlite,$(ENGINE)),,eval "$$(bash scripts/pg.sh start $${TMPDIR:-/tmp}/studio-pg-model)" &&) \
 	go test -run '^TestLedgerModel$$$(if $(ENGINE),/^$(ENGINE)$$)' -v -count=1 -timeout 0 ./internal/sqlstore \
 		-ledger.steps=$${STEPS:-1000000} -ledger.audit=$${AUDIT:-1000} -ledger.progress=$${PROGRESS:-50000}
+
+# TestScale at length, outside CI (issue 30): 2 API instances and 2 workers as processes on one
+# PostgreSQL and one versitygw bucket (both throwaway, started here), HOUSES x DEVELOPS develops
+# (default 20 x 25 = 500) with a worker killed mid-render and rolling restarts; prints the figures
+# of docs/scale.md. make test runs the same test small (2 x 6) under -race.
+#   make scale-test HOUSES=4 DEVELOPS=10 RENDER=2s
+scale-test:
+	bash scripts/scale-test.sh

@@ -169,6 +169,26 @@ install_staticcheck() {
 	echo "$STATICCHECK_VERSION" >"$bindir/staticcheck.version"
 }
 
+# --- promtool ----------------------------------------------------------------------------------
+
+# install_promtool unpacks promtool from Debian's prometheus package into ROOT/.cache/bin once (a
+# 19 MB download; nothing is installed, no service started). TestScale runs `promtool check
+# metrics` on a scrape when it is there. A machine without the package or apt goes without it.
+install_promtool() {
+	local bindir=$1/.cache/bin tmp
+	[[ -x $bindir/promtool ]] && return 0
+	command -v apt-get >/dev/null || return 0
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -qq prometheus >/dev/null 2>&1) && dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x"; then
+		mkdir -p "$bindir"
+		cp "$tmp/x/usr/bin/promtool" "$bindir/promtool"
+		log "promtool $("$bindir/promtool" --version 2>&1 | head -1 | cut -d' ' -f3) in $bindir"
+	else
+		log "promtool not installed (apt-get download prometheus failed): TestScale skips its check"
+	fi
+	rm -rf "$tmp"
+}
+
 # start_s3 ROOT DIR: start versitygw (posix backend in DIR/data, object metadata in a sidecar
 # directory DIR/meta so it works without xattrs; --nometa would drop Content-Type, ETag and user
 # metadata) on a free loopback port and export TEST_S3_URL and the AWS credentials.

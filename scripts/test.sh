@@ -125,6 +125,7 @@ phase_begin install
 ensure_packages "${STUDIO_APT_PACKAGES[@]}"
 install_versitygw "$ROOT"
 install_staticcheck "$ROOT"
+install_promtool "$ROOT"
 # Fetch the linter now, so that a missing registry fails early and the lint phase times the lint.
 REDOCLY=(npx --yes "@redocly/cli@$REDOCLY_VERSION")
 REDOCLY_TELEMETRY=off "${REDOCLY[@]}" --version >/dev/null 2>&1 || die "cannot run @redocly/cli@$REDOCLY_VERSION with npx"

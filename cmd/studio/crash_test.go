@@ -24,6 +24,7 @@ import (
 // child process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("STUDIO_AS_PROGRAM") == "1" {
+		coreOptions = childOptions()
 		os.Exit(program())
 	}
 	os.Exit(m.Run())

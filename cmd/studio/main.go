@@ -27,6 +27,11 @@ import (
 
 func main() { os.Exit(program()) }
 
+// coreOptions are what serve and worker build their core with: none in
+// the program. The tests' child processes (the test binary run as studio)
+// set a webhook guard that reaches the test's own receiver.
+var coreOptions app.Options
+
 // program is studio as a process: the signals that stop it, its arguments
 // and environment, and its exit status. A failure is one line on stderr.
 func program() int {
@@ -127,7 +132,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	cfg.Listening(ln.Addr())
 	out := asynclog.New(stdout, 0)
 	defer out.Close()
-	core, err := app.NewCore(ctx, cfg, logger(out), app.Options{})
+	core, err := app.NewCore(ctx, cfg, logger(out), coreOptions)
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
@@ -160,7 +165,7 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	out := asynclog.New(stdout, 0)
 	defer out.Close()
-	core, err := app.NewCore(ctx, cfg, logger(out), app.Options{})
+	core, err := app.NewCore(ctx, cfg, logger(out), coreOptions)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,8 @@
 // a model given an image_size (flux/dev) that size; any other 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
 //
-// A submission may be scripted not to finish: Stuck keeps its status
+// A submission may be scripted to take a fixed time (Takes: its status
+// stays IN_PROGRESS that long) or not to finish: Stuck keeps its status
 // IN_PROGRESS for ever, Hang leaves its status requests unanswered (a
 // connection that never answers) until the client gives up. PUT
 // .../requests/{id}/cancel answers 202 CANCELLATION_REQUESTED, as fal
@@ -40,6 +41,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Answer is how the server answers one submission.
@@ -49,6 +51,9 @@ type Answer struct {
 	Refuse        bool // the response is 422 content_policy_violation
 	Stuck         bool // the status stays IN_PROGRESS for ever
 	Hang          bool // status requests are never answered
+	// Takes keeps the status IN_PROGRESS until this long after the
+	// submission: a render of a fixed time that costs no CPU.
+	Takes time.Duration
 }
 
 // Submit is one recorded submission.
@@ -58,6 +63,7 @@ type Submit struct {
 	Input map[string]any
 	Color color.NRGBA // the colour its answer is painted
 	W, H  int         // the answer's size
+	At    time.Time   // when it was submitted
 }
 
 // Server is the stand-in. Its methods are safe for concurrent use.
@@ -142,7 +148,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		id := fmt.Sprintf("req-%04d", len(s.subs)+1)
-		sub := Submit{Model: path, ID: id, Input: input, Color: Palette[len(s.subs)%len(Palette)]}
+		sub := Submit{Model: path, ID: id, Input: input, Color: Palette[len(s.subs)%len(Palette)], At: time.Now()}
 		sub.W, sub.H = s.size(path, input)
 		s.subs = append(s.subs, sub)
 		s.mu.Unlock()
@@ -162,7 +168,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			case <-s.quit:
 			}
 			return
-		case a.Stuck:
+		case a.Stuck, time.Since(sub.At) < a.Takes:
 			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "request_id": sub.ID, "logs": []any{}})
 			return
 		}
