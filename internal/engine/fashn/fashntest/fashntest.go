@@ -19,7 +19,8 @@
 // the resolution's long edge; tryon-v1.6 and background-remove the size of
 // the picture given. A prediction may be scripted to fail with a
 // documented error name, to stay processing for ever (Stuck) or to leave
-// its status requests unanswered (Hang).
+// its status requests unanswered (Hang), or to complete at its first poll
+// (Ready).
 package fashntest
 
 import (
@@ -49,6 +50,7 @@ type Answer struct {
 	Status        string // a final status other than completed (canceled, time_out)
 	Stuck         bool   // the status stays processing for ever
 	Hang          bool   // status requests are never answered
+	Ready         bool   // completed at the first status poll (an end-to-end test that need not wait)
 }
 
 // Refusal is an answer to one submission before an id is issued.
@@ -216,7 +218,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, id string) {
 	switch {
 	case a.Stuck:
 		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": "processing", "output": nil, "error": nil})
-	case n <= len(running):
+	case n <= len(running) && !a.Ready:
 		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": running[n-1], "output": nil, "error": nil})
 	case a.Fail != "":
 		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": "failed", "output": nil,

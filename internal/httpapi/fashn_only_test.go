@@ -1,0 +1,82 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"studio/internal/app"
+	"studio/internal/apptest"
+	"studio/internal/engine/fashn/fashntest"
+	"studio/internal/ledger"
+)
+
+// TestOnlyFashn: with only FASHN_API_KEY set (its stand-in on FASHN_URL),
+// the catalog names fashn for every tool FASHN performs, the local engine
+// for those it does not, and null for lookbook-video with a note naming
+// what would serve it; a try-on develops on tryon-max, is charged the
+// catalog's price once; lookbook-video's submit answers 503 in the
+// catalog's words and holds nothing. SQLite only: no store statement here
+// differs by engine.
+func TestOnlyFashn(t *testing.T) {
+	srv := fashntest.New(t, "fashn-key")
+	srv.Answer(func(string, map[string]any) fashntest.Answer { return fashntest.Answer{Ready: true} })
+	a := apptest.New(t, apptest.SQLite(t), func(c *app.Config) { c.FashnKey, c.FashnURL = "fashn-key", srv.URL })
+	owner := a.SignUp(t, "fashn")
+	k := a.Key(t, owner, "member")
+	if err := a.DB.AddCredit(context.Background(), owner.HouseID, ledger.NewTopUp(100, "pay_fashn")); err != nil {
+		t.Fatal(err)
+	}
+	var catalog struct {
+		Tools []struct {
+			Tool   string
+			Engine *string
+			Prices ledger.TierPrices
+			Note   string
+		}
+	}
+	a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
+	engines, notes, prices := map[string]string{}, map[string]string{}, map[string]ledger.TierPrices{}
+	for _, row := range catalog.Tools {
+		engines[row.Tool], notes[row.Tool], prices[row.Tool] = "null", row.Note, row.Prices
+		if row.Engine != nil {
+			engines[row.Tool] = *row.Engine
+		}
+	}
+	for tool, want := range map[string]string{"tryon": "fashn", "lookbook": "fashn", "generate-character": "fashn", "remove-background": "fashn",
+		"reframe": "fashn", "iron": "fashn", "color-change": "fashn", "fit-adjust": "fashn", "camera-lens": "fashn",
+		"upscale": "local", "packshot": "local", "harmonize": "local", "cleanup": "local", "lookbook-video": "null"} {
+		if engines[tool] != want {
+			t.Errorf("catalog: %s on %s; want %s", tool, engines[tool], want)
+		}
+	}
+	const videoNote = "No engine configured here performs lookbook-video; set FAL_KEY to develop it."
+	if notes["lookbook-video"] != videoNote {
+		t.Errorf("lookbook-video's note %q; want %q", notes["lookbook-video"], videoNote)
+	}
+
+	before := houseBalance(t, a, owner.HouseID)
+	tryon := apptest.Multipart(t, apptest.Part{Name: "tool", Value: "tryon"},
+		apptest.Part{Name: "model", Filename: "model.jpg", Data: modelJPEG(t)},
+		apptest.Part{Name: "garment", Filename: "shirt.jpg", Data: productJPEG(t, 200, 240)})
+	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, tryon), http.StatusAccepted, "")
+	develop(t, a)
+	var jobs JobsResult
+	a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+	after := houseBalance(t, a, owner.HouseID)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "done" || before.Balance-after.Balance != prices["tryon"].K1 || after.Held != 0 {
+		t.Fatalf("jobs %+v; balance %+v -> %+v; want the try-on done and %d charged once", jobs.Jobs, before, after, prices["tryon"].K1)
+	}
+	if runs := srv.Runs(); len(runs) != 1 || runs[0].Model != "tryon-max" {
+		t.Errorf("FASHN ran %+v; want one tryon-max prediction", runs)
+	}
+
+	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "lookbook-video", "image", productJPEG(t, 200, 240)))
+	want(t, res, http.StatusServiceUnavailable, "FAL_NOT_CONFIGURED")
+	if msg, _ := res.Map(t)["message"].(string); msg != videoNote {
+		t.Errorf("lookbook-video's 503 says %q; want the catalog's note %q", msg, videoNote)
+	}
+	if b := houseBalance(t, a, owner.HouseID); b.Balance != after.Balance || b.Held != 0 {
+		t.Errorf("balance %+v after the refused video; want %+v", b, after)
+	}
+}
