@@ -110,7 +110,7 @@ func newCluster(t *testing.T, render time.Duration, env ...string) *cluster {
 // proc is one child process of the cluster.
 type proc struct {
 	name    string
-	addr    string // where an API instance listens
+	addr    string // where an API instance listens, or a worker's /metrics
 	cmd     *exec.Cmd
 	done    chan struct{}
 	err     error // the exit, once done is closed
@@ -144,6 +144,9 @@ func (c *cluster) start(name string, args ...string) *proc {
 	p.cmd.Env = append(os.Environ(), "STUDIO_AS_PROGRAM=1", "STUDIO_DATA_DIR="+t.TempDir(),
 		"STUDIO_ADDR="+p.addr, "STUDIO_PUBLIC_URL=http://"+p.addr)
 	p.cmd.Env = append(p.cmd.Env, c.env...)
+	if args[0] == "worker" {
+		p.cmd.Env = append(p.cmd.Env, "METRICS_ADDR="+p.addr) // its /metrics
+	}
 	p.cmd.Stdout, p.cmd.Stderr = c.logs, c.logs
 	dieWithTest(p.cmd)
 	if err := p.cmd.Start(); err != nil {
@@ -445,9 +448,9 @@ func (r *receiver) jobsHeard(path string) map[string]int {
 	return out
 }
 
-// scrape reads api's /metrics and returns its text.
-func scrape(api *proc) (string, error) {
-	req, _ := http.NewRequest("GET", api.base()+"/metrics", nil)
+// scrape reads p's /metrics and returns its text.
+func scrape(p *proc) (string, error) {
+	req, _ := http.NewRequest("GET", p.base()+"/metrics", nil)
 	req.Header.Set("Authorization", "Bearer scrape")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

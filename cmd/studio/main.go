@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"sync"
@@ -155,7 +156,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 func work(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := newFlags("worker", stdout, "Runs only the workers: they claim queued jobs from the shared database,\ndevelop them and settle their holds. It serves no HTTP. Stop with SIGINT or SIGTERM.")
+	fs := newFlags("worker", stdout, "Runs only the workers: they claim queued jobs from the shared database,\ndevelop them and settle their holds. It serves no HTTP but GET /metrics on METRICS_ADDR, when set. Stop with SIGINT or SIGTERM.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -163,14 +164,36 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
+	// The metrics listener, when asked for, opens first, as serve's does.
+	var ln net.Listener
+	if cfg.MetricsAddr != "" {
+		if cfg.MetricsToken == "" {
+			return errors.New("METRICS_ADDR needs METRICS_TOKEN (the bearer of GET /metrics)")
+		}
+		if ln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("cannot listen on %s (METRICS_ADDR): %w", cfg.MetricsAddr, err)
+		}
+	}
 	out := asynclog.New(stdout, 0)
 	defer out.Close()
 	core, err := app.NewCore(ctx, cfg, logger(out), coreOptions)
 	if err != nil {
+		if ln != nil {
+			err = errors.Join(err, ln.Close())
+		}
 		return err
 	}
 	defer core.Close()
-	return app.NewWorker(core).Run(ctx)
+	w := app.NewWorker(core)
+	if ln == nil {
+		return w.Run(ctx)
+	}
+	var wg sync.WaitGroup
+	var merr error
+	wg.Go(func() { merr = w.ServeMetrics(ctx, ln) })
+	err = w.Run(ctx)
+	wg.Wait()
+	return errors.Join(err, merr)
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

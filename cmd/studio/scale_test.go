@@ -216,7 +216,7 @@ func TestScale(t *testing.T) {
 		t.Errorf("worker-2's exit after SIGTERM: %v", err)
 	}
 	three = append(three, submit(queuedOnly, true, a, b)...)
-	c.start("worker-3", "worker")
+	w3 := c.start("worker-3", "worker")
 	var onA []*socket
 	for _, h := range houses {
 		onA = append(onA, h.onA)
@@ -228,6 +228,12 @@ func TestScale(t *testing.T) {
 	three = append(three, inflight)
 	mu.Unlock()
 	a2 := c.start("api-a2", "serve", "--worker=false")
+	lat := map[string][]time.Duration{} // per instance: submit to its socket's done
+	latencies := func(s *socket) {
+		for id, at := range s.doneSet() {
+			lat[s.api.name] = append(lat[s.api.name], at.Sub(sent[id]))
+		}
+	}
 	var caughtUp []map[string]bool // per house: the jobs A's socket, the replay and A2's socket saw done
 	for _, h := range houses {
 		h.cutoff = h.onA.last()
@@ -243,6 +249,7 @@ func TestScale(t *testing.T) {
 			}
 		}
 		caughtUp = append(caughtUp, seen)
+		latencies(h.onA)
 		h.onA = again
 	}
 	c.within(limit, "the last third ends after the faults", func() bool { return ended(three) })
@@ -317,14 +324,23 @@ func TestScale(t *testing.T) {
 	}
 	c.settled()
 	c.promtool(final)
+	// The series only a worker's process moves, scraped from the worker
+	// that ran the last third (METRICS_ADDR).
+	worker, err := scrape(w3)
+	if err != nil {
+		t.Fatalf("worker-3's /metrics: %v", err)
+	}
+	c.promtool(worker)
+	for _, name := range []string{"studio_jobs_ended_total", "studio_render_duration_seconds_count", "studio_webhook_deliveries_total"} {
+		if series(worker, name) == 0 {
+			t.Errorf("worker-3's /metrics: %s did not move", name)
+		}
+	}
 
 	// The figures.
-	lat := map[string][]time.Duration{}
 	for _, h := range houses {
-		for _, s := range []*socket{h.onB} {
-			for id, at := range s.doneSet() {
-				lat[s.api.name] = append(lat[s.api.name], at.Sub(sent[id]))
-			}
+		for _, s := range []*socket{h.onB, h.onA} {
+			latencies(s)
 		}
 	}
 	t.Logf("%d develops over %d houses in %v: %d done, %d failed, %d cancelled while queued; renders take %v at the stand-in",
@@ -351,8 +367,9 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("from the database, done jobs: queued p50 %.0f ms, p99 %.0f ms; claim to done p50 %.0f ms, p99 %.0f ms", wait50, wait99, run50, run99)
 	t.Logf("job messages on B's sockets arriving after a later eventSeq of their house: %d of %d", reordered, messages)
-	t.Logf("/metrics at the end (api-b): studio_http_requests_total %.0f, studio_sockets %.0f; a `studio worker` serves no /metrics, so its counters (jobs ended, render durations, webhook deliveries) are not scraped",
-		series(final, "studio_http_requests_total"), series(final, "studio_sockets"))
+	t.Logf("/metrics at the end: api-b studio_http_requests_total %.0f, studio_sockets %.0f; worker-3 studio_jobs_ended_total %.0f, studio_render_duration_seconds_count %.0f (sum %.1f s), studio_webhook_deliveries_total %.0f",
+		series(final, "studio_http_requests_total"), series(final, "studio_sockets"), series(worker, "studio_jobs_ended_total"),
+		series(worker, "studio_render_duration_seconds_count"), series(worker, "studio_render_duration_seconds_sum"), series(worker, "studio_webhook_deliveries_total"))
 }
 
 // doneSet is a copy of the jobs the socket saw done and when.

@@ -60,6 +60,7 @@ type Config struct {
 	EmailHook                                   string            // EMAIL_WEBHOOK_SECRET: verifies the e-mail provider's deliveries; unset, 503
 	AnalystToken                                string            // ANALYST_TOKEN: bearer of the internal analyst routes; unset, they answer 401
 	MetricsToken                                string            // METRICS_TOKEN: bearer of GET /metrics; unset, /metrics is 404
+	MetricsAddr                                 string            // METRICS_ADDR: where `studio worker` serves GET /metrics; unset, nowhere
 	AnalystActionToken                          string            // ANALYST_ACTION_TOKEN: bearer of the analyst's approval; unset, it answers 401
 	// Money (DECISIONS §10): the payment provider ("" none, local, polar)
 	// and the secret its deliveries are signed with.
@@ -207,6 +208,8 @@ var Settings = []Setting{
 		set: func(c *Config, v string) error { c.DripSecret = v; return nil }},
 	{Name: "METRICS_TOKEN", Shown: "(unset: /metrics answers 404)", Help: "bearer token of GET /metrics (Prometheus text format)",
 		set: func(c *Config, v string) error { c.MetricsToken = v; return nil }},
+	{Name: "METRICS_ADDR", Shown: "(unset: a worker serves no /metrics)", Help: "host:port on which `studio worker` serves GET /metrics behind METRICS_TOKEN (an API instance serves it on STUDIO_ADDR)",
+		set: func(c *Config, v string) error { c.MetricsAddr = v; return nil }},
 	{Name: "ANALYST_TOKEN", Shown: "(unset: the analyst routes answer 401)", Help: "bearer token of the internal analyst routes /api/internal/analyst/* (reads, research, summarize)",
 		set: func(c *Config, v string) error { c.AnalystToken = v; return nil }},
 	{Name: "ANALYST_ACTION_TOKEN", Shown: "(unset: the analyst's approval answers 401)", Help: "bearer token of the analyst's approval of an applicant; keep it apart from ANALYST_TOKEN",

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -67,6 +69,31 @@ func (w *Worker) Run(ctx context.Context) error {
 	err := w.Pool.Run(ctx)
 	wg.Wait()
 	return errors.Join(err, packErr, sweepErr, hookErr, deskErr)
+}
+
+// ServeMetrics answers GET /metrics (behind METRICS_TOKEN) on ln until ctx
+// ends: the one route a `studio worker` serves (METRICS_ADDR), so that the
+// series only workers move (develops ended, render durations, provider
+// errors, webhook deliveries, e-mail sends) can be scraped.
+func (w *Worker) ServeMetrics(ctx context.Context, ln net.Listener) error {
+	c := w.core
+	if c.Config.MetricsToken == "" {
+		return errors.Join(errors.New("METRICS_ADDR needs METRICS_TOKEN"), ln.Close())
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", c.Metrics.Handler(c.Config.MetricsToken))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	c.Log.Info("serving metrics", "addr", ln.Addr().String())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
 }
 
 // creditRewards credits the referral program's held host rewards whose
