@@ -21,7 +21,8 @@ import (
 
 // TestDrain stops each role with SIGTERM while it works, as a rolling
 // deploy does. A worker in the middle of a render finishes it before it
-// ends: the job is done once and charged once. An API instance with a
+// ends (or, past its grace period, hands the job back to the queue): the
+// job is done once and charged once. An API instance with a
 // request in flight answers it before it ends, refusing new connections
 // meanwhile, and its open socket gets the close that tells a client to
 // reconnect and replay (1001 "shutdown"). The develop that request
@@ -32,7 +33,7 @@ func TestDrain(t *testing.T) {
 	w := c.start("worker", "worker")
 	h := c.newHouse(api, "Drain", 100, 0)
 	sock := h.open(api)
-	img := product(400, 500)
+	img := product(128, 160)
 
 	first, err := h.submit(api, "remove-background", img)
 	if err != nil {
@@ -42,23 +43,29 @@ func TestDrain(t *testing.T) {
 	if err := w.stop(t, syscall.SIGTERM); err != nil {
 		t.Errorf("the worker's exit after SIGTERM: %v", err)
 	}
-	if js := h.jobs(api, 0); len(js) != 1 || js[0].ID != first || js[0].Status != "done" {
-		t.Errorf("after the worker drained: %+v; want %s done (the render in flight finished)", js, first)
+	// Within the grace period (20 s) the render finishes; a render slower
+	// than that (a loaded machine under -race) is handed back to the queue.
+	js := h.jobs(api, 0)
+	if len(js) != 1 || js[0].ID != first || (js[0].Status != "done" && js[0].Status != "queued") {
+		t.Fatalf("after the worker drained: %+v; want %s done, or queued again (handed back)", js, first)
 	}
-	c.within(10*time.Second, "the socket hears the done", func() bool { return sock.dones() == 1 })
+	if js[0].Status == "done" {
+		c.within(10*time.Second, "the socket hears the done", func() bool { return sock.dones() == 1 })
+	}
 
 	second := c.drainAPI(api, h.halfSubmit(api, img), sock)
 
 	// The next deploy's processes develop what the drained instance took.
 	api = c.start("api2", "serve", "--worker=false")
 	c.start("worker2", "worker")
-	c.within(time.Minute, "the in-flight submit's job is done", func() bool {
+	c.within(2*time.Minute, "the in-flight submit's job (and a handed-back one) done", func() bool {
+		done := 0
 		for _, j := range h.jobs(api, 0) {
-			if j.ID == second {
-				return j.Status == "done"
+			if (j.ID == first || j.ID == second) && j.Status == "done" {
+				done++
 			}
 		}
-		return false
+		return done == 2
 	})
 	c.settled()
 }
