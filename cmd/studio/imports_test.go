@@ -26,7 +26,7 @@ const (
 // import no engine. Every other folder directly under internal/engine is
 // an engine (a new provider is a sibling folder, and the rules hold it at
 // once).
-var engineHelpers = []string{"segment", "lookbrief"}
+var engineHelpers = []string{"segment", "lookbrief", "hosted"}
 
 // goFile is one Go file of the module and what it imports.
 type goFile struct {

@@ -52,7 +52,7 @@
 // with backoff, read the response, download the file, and PUT cancel when
 // ctx ends (see that package for the protocol). It advertises every tool
 // with a model in its table, which is configuration (fal.DefaultModels,
-// overridden with fal.WithModels):
+// overridden with hosted.WithModels):
 //
 //	upscale             fal-ai/esrgan (scale 2 or 4, then resampled to the tier)
 //	reframe             fal-ai/bria/expand (nearest supported aspect_ratio)

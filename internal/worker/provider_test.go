@@ -13,6 +13,7 @@ import (
 	"studio/internal/engine/fal/faltest"
 	"studio/internal/engine/fashn"
 	"studio/internal/engine/fashn/fashntest"
+	"studio/internal/engine/hosted"
 	"studio/internal/job"
 	"studio/internal/ledger"
 	"studio/internal/ts"
@@ -75,7 +76,7 @@ func TestProviderDeadline(t *testing.T) {
 	srv.Answer(func(_ string, input map[string]any) faltest.Answer {
 		return faltest.Answer{Stuck: input["prompt"] == "stuck", Hang: input["prompt"] == "hang"}
 	})
-	provider, err := fal.New("k-1", srv.URL, fal.WithPolling(5*time.Millisecond, 20*time.Millisecond))
+	provider, err := fal.New("k-1", srv.URL, hosted.WithPolling(5*time.Millisecond, 20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestFashnDevelops(t *testing.T) {
 		p, _ := inputs["prompt"].(string)
 		return fashntest.Answer{Stuck: p == "stuck", Hang: p == "hang", Fail: map[string]string{"refused": "ContentModerationError"}[p]}
 	})
-	provider, err := fashn.New("k-1", srv.URL, fashn.WithPolling(5*time.Millisecond, 20*time.Millisecond))
+	provider, err := fashn.New("k-1", srv.URL, hosted.WithPolling(5*time.Millisecond, 20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,11 @@
 // Package fal is the engine that develops frames on fal.ai through its queue
 // API, used when FAL_KEY is set.
 //
+// Its transport (the authorised JSON client, the submit's retries, the
+// status poll, the cancel and the result download) is package hosted's,
+// shared with the other hosted provider's engine; this package says how
+// its provider reads: its paths, its statuses, its error bodies.
+//
 // The protocol (fal.ai docs, "Queue"): POST {base}/{model_id} with
 // "Authorization: Key <FAL_KEY>" and the model's JSON input answers
 // {request_id, status_url, response_url, cancel_url}. GET status_url answers

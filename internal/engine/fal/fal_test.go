@@ -24,6 +24,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/hosted"
 	"studio/internal/ledger"
 )
 
@@ -83,14 +84,14 @@ func newFakeQueue(t *testing.T) *fakeQueue {
 
 // engine is the fal engine on the fake queue, polling fast; its submit
 // backoff waits nothing and records the waits it was asked (q.waits).
-func (q *fakeQueue) engine(t *testing.T, opts ...fal.Option) *fal.Engine {
+func (q *fakeQueue) engine(t *testing.T, opts ...hosted.Option) *fal.Engine {
 	fast := engine.Backoff{Tries: 4, First: time.Second, Most: 8 * time.Second, Sleep: func(_ context.Context, d time.Duration) error {
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		q.waits = append(q.waits, d)
 		return nil
 	}}
-	e, err := fal.New(testKey, q.srv.URL, append([]fal.Option{fal.WithPolling(2*time.Millisecond, 10*time.Millisecond), fal.WithBackoff(fast)}, opts...)...)
+	e, err := fal.New(testKey, q.srv.URL, append([]hosted.Option{hosted.WithPolling(2*time.Millisecond, 10*time.Millisecond), hosted.WithBackoff(fast)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestTools(t *testing.T) {
 	if !errors.Is(err, engine.ErrUnsupported) {
 		t.Errorf("err = %v, want ErrUnsupported", err)
 	}
-	less, _ := fal.New(testKey, "", fal.WithModels(map[string]string{"lookbook-video": ""}))
+	less, _ := fal.New(testKey, "", hosted.WithModels(map[string]string{"lookbook-video": ""}))
 	if less.Can("lookbook-video") || slices.Contains(less.Tools(), "lookbook-video") {
 		t.Error("a tool without a model is still advertised")
 	}
@@ -796,7 +797,7 @@ func TestSubpathModelURLs(t *testing.T) {
 	// A model with a subpath is submitted to its full path, and polled and
 	// read under its app id, as the submit answer's URLs say.
 	q := newFakeQueue(t)
-	e := q.engine(t, fal.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
+	e := q.engine(t, hosted.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{output: imageOutput} }
 	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
 		t.Fatal(err)
@@ -812,7 +813,7 @@ func TestForeignQueueURLsAreNotFollowed(t *testing.T) {
 	q := newFakeQueue(t)
 	q.foreign = true
 	q.behaviour = func(string, map[string]any) behaviour { return behaviour{output: imageOutput} }
-	e := q.engine(t, fal.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
+	e := q.engine(t, hosted.WithModels(map[string]string{"iron": "fal-ai/flux-pro/kontext/max"}))
 	if _, err := e.Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 100, 100))}}); err != nil {
 		t.Fatal(err)
 	}

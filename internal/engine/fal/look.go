@@ -49,7 +49,7 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 	}
 	asked := lookbrief.Nearest(b.Aspect, lookAspects)
 	r.Tell(b.Sent())
-	out, err := e.do(ctx, r.Tool, call{model: e.models[r.Tool], input: map[string]any{
+	out, err := e.do(ctx, r.Tool, call{model: e.Models[r.Tool], input: map[string]any{
 		"prompt": b.Prompt, "image_urls": urls, "aspect_ratio": asked,
 		"resolution": resolution(b.LongEdge()), "num_images": 1, "output_format": "png",
 	}})
@@ -64,12 +64,12 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
 			"the look model answered a %dx%d picture, not the %s frame it was asked for", w, h, asked), nil)
 	}
-	if long := max(w, h); long*100 < b.LongEdge()*97 && e.models["upscale"] != "" {
+	if long := max(w, h); long*100 < b.LongEdge()*97 && e.Models["upscale"] != "" {
 		scale := 4
 		if 2*long >= b.LongEdge() {
 			scale = 2
 		}
-		up, err := e.do(ctx, r.Tool, call{model: e.models["upscale"], input: map[string]any{
+		up, err := e.do(ctx, r.Tool, call{model: e.Models["upscale"], input: map[string]any{
 			"image_url": out.URL, "scale": scale, "model": "RealESRGAN_x4plus", "output_format": "png",
 		}})
 		if err != nil {

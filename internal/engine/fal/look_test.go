@@ -12,6 +12,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
 	"studio/internal/engine/fal/faltest"
+	"studio/internal/engine/hosted"
 	"studio/internal/ledger"
 	"studio/internal/picture"
 )
@@ -100,7 +101,7 @@ func TestLookFrames(t *testing.T) {
 				}
 				return faltest.Answer{}
 			})
-			e, err := fal.New(testKey, srv.URL, fal.WithPolling(time.Millisecond, time.Millisecond))
+			e, err := fal.New(testKey, srv.URL, hosted.WithPolling(time.Millisecond, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +211,7 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := faltest.New(t, testKey)
 			srv.Answer(func(string, map[string]any) faltest.Answer { return c.answer })
-			e, err := fal.New(testKey, srv.URL, fal.WithPolling(time.Millisecond, time.Millisecond))
+			e, err := fal.New(testKey, srv.URL, hosted.WithPolling(time.Millisecond, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,7 +81,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		}
 		return ""
 	}
-	model := e.models[r.Tool]
+	model := e.Models[r.Tool]
 	in := map[string]any{}
 	switch r.Tool {
 	case "upscale":
@@ -140,7 +140,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		in["image_url"] = one("image")
 		in["prompt"] = engine.Instruction(r)
 		if m := one("mask"); m != "" {
-			model = e.models["color-change+mask"]
+			model = e.Models["color-change+mask"]
 			in["mask_url"] = m
 			in["prompt"] = "The same garment in the colour " + r.Param("color") + ", with the same shading, texture and folds."
 		}
@@ -156,7 +156,7 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 		if img := one("image"); img != "" {
 			// The tool's own instruction always leads; the house's words
 			// (brand clause, the develop's prompt) follow it.
-			model = e.models["generate-character+image"]
+			model = e.Models["generate-character+image"]
 			in["image_url"] = img
 			prompt = strings.TrimSpace(CharacterFromPhoto + " " + prompt)
 		} else {

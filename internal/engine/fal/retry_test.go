@@ -11,6 +11,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/fal"
+	"studio/internal/engine/hosted"
 	"studio/internal/ledger"
 )
 
@@ -183,7 +184,7 @@ func TestFailureWords(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newFakeQueue(t)
 			q.behaviour = func(string, map[string]any) behaviour { return tt.b }
-			e, err := fal.New(tt.key, q.srv.URL, fal.WithPolling(2*time.Millisecond, 10*time.Millisecond))
+			e, err := fal.New(tt.key, q.srv.URL, hosted.WithPolling(2*time.Millisecond, 10*time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,11 @@
 // Package fashn is the engine that develops frames on FASHN's prediction
 // API, used when FASHN_API_KEY is set (DECISIONS §11).
 //
+// Its transport (the authorised JSON client, the submit's retries, the
+// status poll, the cancel and the result download) is package hosted's,
+// shared with the other hosted provider's engine; this package says how
+// its provider reads: its paths, its statuses, its error bodies.
+//
 // The protocol, from FASHN's published documentation (docs.fashn.ai, "API
 // Fundamentals" and "Error Handling") and its official SDK's OpenAPI types
 // (github.com/fashn-AI/fashn-typescript-sdk, src/resources/predictions.ts):

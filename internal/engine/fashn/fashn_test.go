@@ -17,6 +17,7 @@ import (
 	"studio/internal/engine"
 	"studio/internal/engine/fashn"
 	"studio/internal/engine/fashn/fashntest"
+	"studio/internal/engine/hosted"
 	"studio/internal/ledger"
 	"studio/internal/picture"
 	"studio/internal/tool"
@@ -46,9 +47,9 @@ func noWait(waits *[]time.Duration) engine.Backoff {
 		Sleep: func(_ context.Context, d time.Duration) error { *waits = append(*waits, d); return nil }}
 }
 
-func newEngine(t *testing.T, srv *fashntest.Server, opts ...fashn.Option) *fashn.Engine {
+func newEngine(t *testing.T, srv *fashntest.Server, opts ...hosted.Option) *fashn.Engine {
 	t.Helper()
-	e, err := fashn.New(srv.Key, srv.URL, append([]fashn.Option{fashn.WithPolling(time.Millisecond, 2*time.Millisecond)}, opts...)...)
+	e, err := fashn.New(srv.Key, srv.URL, append([]hosted.Option{hosted.WithPolling(time.Millisecond, 2*time.Millisecond)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestSubmitRetries(t *testing.T) {
 			srv.Refuse(tt.refusals...)
 			srv.Answer(func(string, map[string]any) fashntest.Answer { return fashntest.Answer{Fail: "PipelineError"} })
 			var waits []time.Duration
-			_, err := newEngine(t, srv, fashn.WithBackoff(noWait(&waits))).Run(t.Context(), engine.Request{Tool: "remove-background",
+			_, err := newEngine(t, srv, hosted.WithBackoff(noWait(&waits))).Run(t.Context(), engine.Request{Tool: "remove-background",
 				Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 40, 40))}})
 			if srv.Tries() != tt.wantTries || !slices.Equal(waits, tt.wantWaits) {
 				t.Errorf("%d submits after waits %v; want %d after %v", srv.Tries(), waits, tt.wantTries, tt.wantWaits)
@@ -359,7 +360,7 @@ func TestFailures(t *testing.T) {
 			if tt.key != "" {
 				key = tt.key
 			}
-			e, err := fashn.New(key, srv.URL, fashn.WithPolling(time.Millisecond, time.Millisecond))
+			e, err := fashn.New(key, srv.URL, hosted.WithPolling(time.Millisecond, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

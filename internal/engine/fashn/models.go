@@ -89,11 +89,11 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 	case "tryon":
 		fast := r.Param("speed") == "fast"
 		for i, g := range uris["garment"] {
-			c := call{model: e.models["tryon"], onto: "model_image",
+			c := call{model: e.Models["tryon"], onto: "model_image",
 				inputs: map[string]any{"model_image": first("model"), "product_image": g,
 					"resolution": resolution(r.Tier.Pixels()), "output_format": "png"}}
 			if fast {
-				c = call{model: e.models["tryon+fast"], onto: "model_image",
+				c = call{model: e.Models["tryon+fast"], onto: "model_image",
 					inputs: map[string]any{"model_image": first("model"), "garment_image": g, "category": "auto",
 						"mode": "performance", "output_format": "png"}}
 			}
@@ -104,7 +104,7 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		}
 		p.sent = engine.Sent{Refs: r.InputsSent("model", "garment")}
 	case "remove-background":
-		p.calls = []call{{model: e.models[r.Tool], inputs: map[string]any{"image": first("image")}}}
+		p.calls = []call{{model: e.Models[r.Tool], inputs: map[string]any{"image": first("image")}}}
 		p.sent = engine.Sent{Refs: r.InputsSent("image")}
 	case "reframe":
 		a := engine.Aspect{}
@@ -116,7 +116,7 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 				return plan{}, engine.InputError(r.Tool, "Reframe needs an aspect option (like 4:5) or an output destination.", err)
 			}
 		}
-		p.calls = []call{{model: e.models[r.Tool], inputs: map[string]any{"image": first("image"),
+		p.calls = []call{{model: e.Models[r.Tool], inputs: map[string]any{"image": first("image"),
 			"aspect_ratio": lookbrief.Nearest(a, tryonAspects), "output_format": "png"}}}
 		p.sent = engine.Sent{Refs: r.InputsSent("image")}
 		p.shape = shapeOf(r, a)
@@ -132,7 +132,7 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		}
 		in["prompt"] = words
 		in["aspect_ratio"] = lookbrief.Nearest(characterAspect(r), createAspects)
-		p.calls = []call{{model: e.models[r.Tool], inputs: in}}
+		p.calls = []call{{model: e.Models[r.Tool], inputs: in}}
 		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image")}
 	case "iron", "color-change", "fit-adjust", "camera-lens":
 		// The tool's own instruction first, the house's words after it.
@@ -141,7 +141,7 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		if m := first("mask"); m != "" {
 			in["mask"] = m // white marks where the edit goes, as our masks do
 		}
-		p.calls = []call{{model: e.models[r.Tool], inputs: in}}
+		p.calls = []call{{model: e.Models[r.Tool], inputs: in}}
 		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image", "mask")}
 	case lookbrief.Tool:
 		return e.planLook(r, uris)
@@ -170,7 +170,7 @@ func (e *Engine) planLook(r engine.Request, uris map[string][]string) (plan, err
 	words := strings.Join(strings.Fields(lookbrief.Aesthetics[r.Param("aesthetic")]+" "+direction(r)), " ")
 	if base := uris["base"]; len(base) > 0 {
 		words = strings.TrimSpace(lookbrief.Directive(r, pieces) + ". " + direction(r))
-		p.calls = []call{{model: e.models["lookbook+variation"], inputs: map[string]any{
+		p.calls = []call{{model: e.Models["lookbook+variation"], inputs: map[string]any{
 			"model_image": models[0], "product_image": items[0], "image_prompt": base[0], "prompt": words,
 			"resolution": resolution(max(w, h)), "output_format": "png"}}}
 		p.sent = engine.Sent{Prompt: words, Refs: append(r.InputsSent("model"), firstRef(r, "item"), firstRef(r, "base"))}
@@ -185,7 +185,7 @@ func (e *Engine) planLook(r engine.Request, uris map[string][]string) (plan, err
 		if words != "" {
 			in["prompt"] = words
 		}
-		p.calls = append(p.calls, call{model: e.models[lookbrief.Tool], inputs: in, onto: "model_image"})
+		p.calls = append(p.calls, call{model: e.Models[lookbrief.Tool], inputs: in, onto: "model_image"})
 	}
 	p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("model", "item")}
 	for i := range p.sent.Refs[1:] {

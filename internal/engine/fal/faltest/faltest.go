@@ -30,17 +30,15 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"studio/internal/engine/hosted/hostedtest"
 	"time"
 )
 
@@ -80,10 +78,7 @@ type Server struct {
 }
 
 // Palette are the colours answers are painted, in submission order.
-var Palette = []color.NRGBA{
-	{200, 40, 40, 255}, {40, 160, 60, 255}, {40, 60, 200, 255}, {220, 180, 30, 255},
-	{150, 40, 170, 255}, {30, 170, 180, 255}, {230, 120, 30, 255}, {90, 90, 90, 255},
-}
+var Palette = hostedtest.Palette
 
 // New starts a server requiring key, closed when the test ends.
 func New(t testing.TB, key string) *Server {
@@ -134,7 +129,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Key "+s.Key {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"detail": "No user found for Key ID and Secret"})
+		hostedtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"detail": "No user found for Key ID and Secret"})
 		return
 	}
 	parts := strings.Split(path, "/")
@@ -143,7 +138,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		var input map[string]any
 		body, _ := io.ReadAll(r.Body)
 		if r.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &input) != nil {
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"loc": []string{"body"}, "msg": "Input should be a valid dictionary", "type": "dict_type"}}})
+			hostedtest.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"loc": []string{"body"}, "msg": "Input should be a valid dictionary", "type": "dict_type"}}})
 			return
 		}
 		s.mu.Lock()
@@ -153,12 +148,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.subs = append(s.subs, sub)
 		s.mu.Unlock()
 		base := s.URL + "/" + strings.Join(parts[:min(2, len(parts))], "/") + "/requests/" + id
-		writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "status_url": base + "/status",
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"request_id": id, "status_url": base + "/status",
 			"response_url": base, "cancel_url": base + "/cancel", "queue_position": 0})
 	case len(parts) >= 4 && parts[len(parts)-1] == "status":
 		sub, ok := s.find(parts[len(parts)-2])
 		if !ok {
-			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			hostedtest.WriteJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
 			return
 		}
 		switch a := s.answerOf(sub); {
@@ -169,30 +164,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		case a.Stuck, time.Since(sub.At) < a.Takes:
-			writeJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "request_id": sub.ID, "logs": []any{}})
+			hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"status": "IN_PROGRESS", "request_id": sub.ID, "logs": []any{}})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "request_id": parts[len(parts)-2],
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"status": "COMPLETED", "request_id": parts[len(parts)-2],
 			"metrics": map[string]any{"inference_time": 0.4}})
 	case len(parts) >= 4 && parts[len(parts)-1] == "cancel" && r.Method == http.MethodPut:
 		id := parts[len(parts)-2]
 		if _, ok := s.find(id); !ok {
-			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			hostedtest.WriteJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
 			return
 		}
 		s.mu.Lock()
 		s.cancelled = append(s.cancelled, id)
 		s.mu.Unlock()
-		writeJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
+		hostedtest.WriteJSON(w, http.StatusAccepted, map[string]any{"status": "CANCELLATION_REQUESTED"})
 	case len(parts) >= 4 && parts[len(parts)-2] == "requests":
 		sub, ok := s.find(parts[len(parts)-1])
 		if !ok {
-			writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
+			hostedtest.WriteJSON(w, http.StatusNotFound, map[string]any{"detail": "Request not found"})
 			return
 		}
 		a := s.answerOf(sub)
 		if a.Refuse {
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
+			hostedtest.WriteJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
 				"loc": []string{"body", "prompt"}, "msg": "The content could not be processed because it contained material flagged by a content checker.",
 				"type": "content_policy_violation", "url": "https://docs.fal.ai/errors#content_policy_violation"}}})
 			return
@@ -205,9 +200,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if a.NSFW {
 			out["has_nsfw_concepts"] = []bool{true}
 		}
-		writeJSON(w, http.StatusOK, out)
+		hostedtest.WriteJSON(w, http.StatusOK, out)
 	default:
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"detail": "Method not allowed"})
+		hostedtest.WriteJSON(w, http.StatusMethodNotAllowed, map[string]any{"detail": "Method not allowed"})
 	}
 }
 
@@ -240,7 +235,7 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 		if long == 0 {
 			long = 1024
 		}
-		return sized(long, fmt.Sprint(input["aspect_ratio"]))
+		return hostedtest.Sized(long, fmt.Sprint(input["aspect_ratio"]))
 	case video(model):
 		return 1280, 720
 	case input["image_size"] != nil:
@@ -261,20 +256,6 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 		}
 	}
 	return 512, 512
-}
-
-// sized is the size with long on its long edge and the aspect "W:H".
-func sized(long int, aspect string) (int, int) {
-	a, b, ok := strings.Cut(aspect, ":")
-	w, _ := strconv.ParseFloat(a, 64)
-	h, _ := strconv.ParseFloat(b, 64)
-	if !ok || w <= 0 || h <= 0 {
-		return long, long
-	}
-	if w >= h {
-		return long, int(math.Round(float64(long) * h / w))
-	}
-	return int(math.Round(float64(long) * w / h)), long
 }
 
 // video reports whether model answers a video (kling's image-to-video).
@@ -315,22 +296,5 @@ func (s *Server) serveFile(w http.ResponseWriter, id string) {
 		w.Write(mp4(sub.W, sub.H))
 		return
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, sub.W, sub.H))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = sub.Color.R, sub.Color.G, sub.Color.B, 255
-	}
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&b, img); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "image/png")
-	w.Write(b.Bytes())
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	hostedtest.ServePNG(w, sub.W, sub.H, sub.Color)
 }

@@ -30,15 +30,14 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"studio/internal/engine/hosted/hostedtest"
 
 	_ "image/jpeg" // model images sent as JPEG data URIs
 )
@@ -85,10 +84,7 @@ type Server struct {
 }
 
 // Palette are the colours answers are painted, in submission order.
-var Palette = []color.NRGBA{
-	{200, 40, 40, 255}, {40, 160, 60, 255}, {40, 60, 200, 255}, {220, 180, 30, 255},
-	{150, 40, 170, 255}, {30, 170, 180, 255}, {230, 120, 30, 255}, {90, 90, 90, 255},
-}
+var Palette = hostedtest.Palette
 
 // Models are the model names FASHN's API reference lists.
 var Models = []string{"tryon-max", "tryon-v1.6", "product-to-model", "face-to-model", "model-create",
@@ -141,7 +137,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Key {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "UnauthorizedAccess", "message": "Unauthorized: Invalid token"})
+		hostedtest.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "UnauthorizedAccess", "message": "Unauthorized: Invalid token"})
 		return
 	}
 	switch id, isStatus := strings.CutPrefix(path, "v1/status/"); {
@@ -150,7 +146,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case isStatus && r.Method == http.MethodGet:
 		s.status(w, r, id)
 	default:
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": "NotFound", "message": "Resource not found"})
+		hostedtest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": "NotFound", "message": "Resource not found"})
 	}
 }
 
@@ -169,12 +165,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		if ref.RetryAfter != "" {
 			w.Header().Set("Retry-After", ref.RetryAfter)
 		}
-		writeJSON(w, ref.Status, map[string]any{"error": ref.Error, "message": ref.Error})
+		hostedtest.WriteJSON(w, ref.Status, map[string]any{"error": ref.Error, "message": ref.Error})
 		return
 	}
 	s.mu.Unlock()
 	if r.Header.Get("Content-Type") != "application/json" || json.Unmarshal(data, &body) != nil || body.Inputs == nil || !isModel(body.Model) {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "BadRequest", "message": "Invalid request format"})
+		hostedtest.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "BadRequest", "message": "Invalid request format"})
 		return
 	}
 	s.mu.Lock()
@@ -182,7 +178,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	run.W, run.H = s.size(body.Model, body.Inputs)
 	s.runs = append(s.runs, run)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "error": nil})
+	hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": run.ID, "error": nil})
 }
 
 func isModel(name string) bool {
@@ -199,7 +195,7 @@ func isModel(name string) bool {
 func (s *Server) status(w http.ResponseWriter, r *http.Request, id string) {
 	run, ok := s.find(id)
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": "NotFound", "message": "Prediction not found"})
+		hostedtest.WriteJSON(w, http.StatusNotFound, map[string]any{"error": "NotFound", "message": "Prediction not found"})
 		return
 	}
 	s.mu.Lock()
@@ -217,16 +213,16 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, id string) {
 	running := []string{"starting", "in_queue", "processing"}
 	switch {
 	case a.Stuck:
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": "processing", "output": nil, "error": nil})
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": "processing", "output": nil, "error": nil})
 	case n <= len(running) && !a.Ready:
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": running[n-1], "output": nil, "error": nil})
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": running[n-1], "output": nil, "error": nil})
 	case a.Fail != "":
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": "failed", "output": nil,
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": "failed", "output": nil,
 			"error": map[string]any{"name": a.Fail, "message": a.Fail + " (stand-in)"}})
 	case a.Status != "":
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": a.Status, "output": nil, "error": nil})
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": a.Status, "output": nil, "error": nil})
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": "completed",
+		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": "completed",
 			"output": []string{s.URL + "/cdn/" + id + ".png"}, "error": nil})
 	}
 }
@@ -267,10 +263,10 @@ func (s *Server) size(model string, inputs map[string]any) (int, int) {
 		return 1024, 1024
 	case "tryon-max", "product-to-model":
 		if aspect != "" && model == "tryon-max" {
-			return sized(long, aspect)
+			return hostedtest.Sized(long, aspect)
 		}
 		if w, h := s.pictureSize(inputs["model_image"]); w > 0 {
-			return sized(long, fmt.Sprintf("%d:%d", w, h))
+			return hostedtest.Sized(long, fmt.Sprintf("%d:%d", w, h))
 		}
 	case "tryon-v1.6":
 		if w, h := s.pictureSize(inputs["model_image"]); w > 0 {
@@ -311,20 +307,6 @@ func (s *Server) pictureSize(v any) (int, int) {
 	return cfg.Width, cfg.Height
 }
 
-// sized is the size with long on its long edge and the aspect "W:H".
-func sized(long int, aspect string) (int, int) {
-	a, b, ok := strings.Cut(aspect, ":")
-	w, _ := strconv.ParseFloat(a, 64)
-	h, _ := strconv.ParseFloat(b, 64)
-	if !ok || w <= 0 || h <= 0 {
-		return long, long
-	}
-	if w >= h {
-		return long, int(math.Round(float64(long) * h / w))
-	}
-	return int(math.Round(float64(long) * w / h)), long
-}
-
 // serveFile serves a prediction's answer: a flat PNG in its colour.
 func (s *Server) serveFile(w http.ResponseWriter, id string) {
 	run, ok := s.find(id)
@@ -332,22 +314,5 @@ func (s *Server) serveFile(w http.ResponseWriter, id string) {
 		http.NotFound(w, nil)
 		return
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, run.W, run.H))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = run.Color.R, run.Color.G, run.Color.B, 255
-	}
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&b, img); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "image/png")
-	w.Write(b.Bytes())
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	hostedtest.ServePNG(w, run.W, run.H, run.Color)
 }

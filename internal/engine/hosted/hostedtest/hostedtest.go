@@ -1,0 +1,61 @@
+// Package hostedtest is what the stand-ins of hosted providers share
+// (faltest, fashntest): the colours their answers are painted, a flat PNG
+// answer, the size of an answer at a long edge and an aspect, and a JSON
+// reply.
+package hostedtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Palette are the colours answers are painted, in submission order.
+var Palette = []color.NRGBA{
+	{200, 40, 40, 255}, {40, 160, 60, 255}, {40, 60, 200, 255}, {220, 180, 30, 255},
+	{150, 40, 170, 255}, {30, 170, 180, 255}, {230, 120, 30, 255}, {90, 90, 90, 255},
+}
+
+// ServePNG answers a w x h PNG painted c.
+func ServePNG(rw http.ResponseWriter, w, h int, c color.NRGBA) {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, 255
+	}
+	var b bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, img); err != nil {
+		http.Error(rw, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rw.Header().Set("Content-Type", "image/png")
+	rw.Write(b.Bytes())
+}
+
+// Sized is the size with long on its long edge and the aspect "W:H"
+// (square when aspect does not read).
+func Sized(long int, aspect string) (int, int) {
+	a, b, ok := strings.Cut(aspect, ":")
+	w, _ := strconv.ParseFloat(a, 64)
+	h, _ := strconv.ParseFloat(b, 64)
+	if !ok || w <= 0 || h <= 0 {
+		return long, long
+	}
+	if w >= h {
+		return long, int(math.Round(float64(long) * h / w))
+	}
+	return int(math.Round(float64(long) * w / h)), long
+}
+
+// WriteJSON answers status with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
