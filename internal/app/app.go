@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"studio/internal/account"
+	"studio/internal/engine"
 	"studio/internal/mail"
 	"studio/internal/urlguard"
 )
@@ -43,6 +44,10 @@ type Options struct {
 	// FetchGuard is the URL guard images named by URL (MCP upload_asset)
 	// are fetched through; nil builds the production one (asset.FetchGuard).
 	FetchGuard *urlguard.Guard
+	// LocalEngine, when set, wraps each local engine (the tools' and the
+	// lookbook's) before they are chained. Tests use it (apptest memoises
+	// the deterministic local renders); no setting reaches it.
+	LocalEngine func(engine.Engine) engine.Engine
 }
 
 // New builds every role: the core, the HTTP face and the workers (which

@@ -79,7 +79,7 @@ func TestEngines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			eng, _, err := engines(c.cfg)
+			eng, _, err := engines(c.cfg, nil)
 			if c.err {
 				if err == nil {
 					t.Fatal("a bad provider URL is accepted")

@@ -132,7 +132,7 @@ func (c *Core) build(ctx context.Context) error {
 	// The engines first: the live price table is the default one with each
 	// tool at the price of the engine that serves it (a local look frame is
 	// a proof, DECISIONS §11), and every service below reads that table.
-	if c.Engine, c.fal, err = engines(cfg); err != nil {
+	if c.Engine, c.fal, err = engines(cfg, c.opts.LocalEngine); err != nil {
 		return err
 	}
 	c.prices = engine.Prices(c.Engine, tool.DefaultPrices())
@@ -281,9 +281,16 @@ func parseEngineOrder(v string) ([]string, error) {
 // tool) always, the image endpoint engine when AI_IMAGE_BASE_URL is set,
 // the fal engine when FAL_KEY is set and the FASHN engine when
 // FASHN_API_KEY is set, chained in ENGINE_ORDER: each tool runs on the
-// first that can perform it.
-func engines(cfg Config) (engine.Engine, *fal.Engine, error) {
-	built := map[string][]engine.Engine{tool.Local: {local.New(), local.NewLookbook()}}
+// first that can perform it. wrapLocal, when not nil, wraps each local
+// engine (Options.LocalEngine).
+func engines(cfg Config, wrapLocal func(engine.Engine) engine.Engine) (engine.Engine, *fal.Engine, error) {
+	locals := []engine.Engine{local.New(), local.NewLookbook()}
+	if wrapLocal != nil {
+		for i, e := range locals {
+			locals[i] = wrapLocal(e)
+		}
+	}
+	built := map[string][]engine.Engine{tool.Local: locals}
 	if cfg.AIImageBaseURL != "" {
 		img, err := imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel)
 		if err != nil {

@@ -81,7 +81,7 @@ func NewWith(t testing.TB, e Engine, options func(*app.Options), adjust ...func(
 	}
 	recv := NewReceiver(t)
 	box := &Outbox{}
-	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t), MailTap: box.add}
+	opts := app.Options{Hash: testHash, WebhookGuard: recv.Guard(t), MailTap: box.add, LocalEngine: memoised}
 	if options != nil {
 		options(&opts)
 	}
