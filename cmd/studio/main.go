@@ -24,6 +24,7 @@ import (
 
 	"studio/internal/app"
 	"studio/internal/asynclog"
+	"studio/internal/imagemem"
 )
 
 func main() { os.Exit(program()) }
@@ -138,6 +139,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return errors.Join(err, ln.Close())
 	}
 	defer core.Close()
+	governMemory(getenv)
 	api, err := app.NewAPI(core)
 	if err != nil {
 		return errors.Join(err, ln.Close())
@@ -184,6 +186,7 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 		return err
 	}
 	defer core.Close()
+	governMemory(getenv)
 	w := app.NewWorker(core)
 	if ln == nil {
 		return w.Run(ctx)
@@ -239,4 +242,13 @@ func models(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	fmt.Fprintf(stdout, "%d faces imported\n", n)
 	return nil
+}
+
+// governMemory ties the runtime's soft memory limit to the pictures in
+// flight (imagemem.Govern, issue 32), with 32 MiB of margin over what the
+// process holds once built, unless GOMEMLIMIT sets the operator's limit.
+func governMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		imagemem.Govern(32 << 20)
+	}
 }

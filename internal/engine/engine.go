@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"studio/internal/imagemem"
 	"studio/internal/ledger"
 	"studio/internal/picture"
 	"studio/internal/tool"
@@ -149,16 +150,45 @@ func (r Request) All(role string) [][]byte {
 	return out
 }
 
-// MemoryCost is the most memory decoding r's inputs can take: each input's
-// decoded pixels, the NRGBA copy the tools work on, and one more for an EXIF
-// rotation (picture.Cost). An unreadable input counts nothing (it fails at
-// decode). Callers take it from the process's imagemem.Budget before Run.
+// MemoryCost is the most memory a develop of r holds in pictures: each
+// input's decoded pixels, the NRGBA copy the tools work on and one more for
+// an EXIF rotation (picture.Cost), and the frame's working set at its tier
+// (FrameCost). An unreadable input counts nothing (it fails at decode).
+// Callers take it from the process's imagemem.Budget before Run, so the
+// budget bounds what develops hold, not only what they decode (issue 32).
 func MemoryCost(r Request) int64 {
 	var n int64
 	for _, in := range r.Inputs {
 		n += picture.Cost(in.Data, 8)
 	}
-	return n
+	return n + FrameCost(r)
+}
+
+// WorkingFrames is how many pictures the size of the frame a develop holds
+// at once beyond its inputs: its working copy, a plane of the subject's
+// matte or the filter's region, and its result (measured on the local
+// tools at 4k, TestPeakRSS4K).
+const WorkingFrames = 3
+
+// FrameCost is the working set of a develop of r: WorkingFrames pictures
+// of its frame (FrameSize: the tier's long edge at the shape's aspect, or
+// the largest input's), four bytes a pixel; the tier's square frame when
+// no input can be read.
+func FrameCost(r Request) int64 {
+	var frame int64
+	for _, in := range r.Inputs {
+		iw, ih, _, err := imagemem.Decoded(in.Data)
+		if err != nil {
+			continue
+		}
+		w, h, _, _ := FrameSize(r.Tier, r.Shape, iw, ih)
+		frame = max(frame, int64(w)*int64(h))
+	}
+	if frame == 0 {
+		p := int64(r.Tier.Pixels())
+		frame = p * p
+	}
+	return WorkingFrames * frame * 4
 }
 
 // Param returns the trimmed option name, or "" when it is absent or the

@@ -15,6 +15,10 @@ import (
 	"image/color"
 	_ "image/jpeg" // DecodeConfig for the accepted types
 	_ "image/png"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
 
 	_ "golang.org/x/image/webp"
 	"golang.org/x/sync/semaphore"
@@ -58,7 +62,54 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	return func() { b.sem.Release(n) }, nil
+	governor.add(n)
+	return func() {
+		governor.add(-n)
+		b.sem.Release(n)
+	}, nil
+}
+
+// governor makes the Go runtime's soft memory limit follow the budgets
+// once Govern is called: the process's base plus what every budget has
+// handed out. A develop drops intermediates as it goes; without a limit
+// the collector lets that garbage pile up to twice the live heap before it
+// runs, so a 4k develop holding 250 MB peaked at 730 MB (issue 32). With
+// nothing handed out there is no limit.
+var governor memoryGovernor
+
+type memoryGovernor struct {
+	sync.Mutex
+	on         bool
+	base, held int64
+}
+
+// add counts n more bytes handed out (less when n < 0) and sets the limit.
+func (g *memoryGovernor) add(n int64) {
+	g.Lock()
+	defer g.Unlock()
+	g.held += n
+	if !g.on {
+		return
+	}
+	if g.held <= 0 {
+		debug.SetMemoryLimit(math.MaxInt64)
+		return
+	}
+	debug.SetMemoryLimit(g.base + g.held)
+}
+
+// Govern ties the runtime's soft memory limit (debug.SetMemoryLimit) to
+// the process's budgets from now on: while pictures are in flight, the
+// limit is what the process held when Govern was called, plus margin,
+// plus the bytes the budgets handed out. The server calls it once at
+// start, unless GOMEMLIMIT is set (the operator's limit wins); tests, which
+// run many apps in one process, do not.
+func Govern(margin int64) {
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	governor.Lock()
+	defer governor.Unlock()
+	governor.on, governor.base = true, int64(stats.Sys-stats.HeapReleased)+margin
 }
 
 // BytesPerPixel is the size of one pixel of an image the standard decoders

@@ -8,6 +8,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"math"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,5 +103,40 @@ func TestOverBudgetIsRefusedNotAwaited(t *testing.T) {
 	defer cancel()
 	if _, err := b.Acquire(ctx, 50); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("50 more while 60 are held: %v; want to wait until the context ends", err)
+	}
+}
+
+// TestGovern: once governed, the runtime's soft memory limit is the base
+// plus what the budgets hand out, and no limit when nothing is out.
+func TestGovern(t *testing.T) {
+	defer func() {
+		governor.Lock()
+		governor.on = false
+		governor.Unlock()
+		debug.SetMemoryLimit(math.MaxInt64)
+	}()
+	Govern(1 << 20)
+	governor.Lock()
+	base := governor.base + governor.held // what other tests left out, if any
+	governor.Unlock()
+	a, b := New(100<<20), New(100<<20)
+	releaseA, err := a.Acquire(context.Background(), 10<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseB, err := b.Acquire(context.Background(), 30<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != base+40<<20 {
+		t.Errorf("limit %d with 40 MiB out; want base %d + 40 MiB", got, base)
+	}
+	releaseA()
+	if got := debug.SetMemoryLimit(-1); got != base+30<<20 {
+		t.Errorf("limit %d with 30 MiB out; want base %d + 30 MiB", got, base)
+	}
+	releaseB()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 && got != base {
+		t.Errorf("limit %d with nothing more out; want none, or base %d", got, base)
 	}
 }

@@ -487,7 +487,7 @@ func (p *Pool) render(ctx context.Context, j job.Job, record func(engine.Sent)) 
 	}
 	release, err := p.opts.Decoding.Acquire(ctx, engine.MemoryCost(req))
 	if errors.Is(err, imagemem.ErrOverBudget) {
-		return engine.Result{}, engine.InputError(j.Tool, "The inputs need more memory to decode than this server allows.", err)
+		return engine.Result{}, engine.InputError(j.Tool, "This develop needs more memory for its pictures than this server allows.", err)
 	}
 	if err != nil {
 		return engine.Result{}, err

@@ -54,7 +54,11 @@ func runIron(ctx context.Context, r engine.Request) (engine.Result, error) {
 }
 
 // guidedSmooth applies the fast self-guided filter to each channel of img,
-// blended into img by region (nil = everywhere).
+// blended into img by region (nil = everywhere). Only the filter's
+// coefficients are planes, on the subsampled grid; the full-size pass reads
+// them bilinearly and the 3x3 high-pass from img as it writes each pixel,
+// so a 4k frame holds img, region and the result and nothing else of its
+// size (issue 32: a 4k iron peaked at 730 MB with six full-size planes).
 func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *image.NRGBA {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	sub := max(1, int(math.Round(float64(max(w, h))/768)))
@@ -62,9 +66,8 @@ func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *ima
 	low := imaging.Resize(img, lw, lh, imaging.Box)
 	lr := max(1, radius/sub)
 
-	out := image.NewNRGBA(img.Rect)
+	var meanA, meanB [3]*plane
 	for c := range 3 {
-		fine := highPass(img, c)
 		p := newPlane(lw, lh)
 		for y := range lh {
 			for x := range lw {
@@ -86,46 +89,47 @@ func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *ima
 			a.p[i] = float32(ak)
 			b.p[i] = float32(m - ak*m)
 		}
-		meanA := a.boxBlur(lr).resized(w, h)
-		meanB := b.boxBlur(lr).resized(w, h)
-		picture.Parallel(h, func(y0, y1 int) {
-			for y := y0; y < y1; y++ {
-				for x := range w {
+		meanA[c], meanB[c] = a.boxBlur(lr), b.boxBlur(lr)
+	}
+	x0s, x1s, fxs := taps(w, lw)
+	y0s, y1s, fys := taps(h, lh)
+	at := func(m *plane, x, y int) float32 {
+		r0, r1 := m.p[y0s[y]*lw:], m.p[y1s[y]*lw:]
+		a := r0[x0s[x]] + (r0[x1s[x]]-r0[x0s[x]])*fxs[x]
+		b := r1[x0s[x]] + (r1[x1s[x]]-r1[x0s[x]])*fxs[x]
+		return a + (b-a)*fys[y]
+	}
+	out := image.NewNRGBA(img.Rect)
+	picture.Parallel(h, func(ylo, yhi int) {
+		for y := ylo; y < yhi; y++ {
+			ya, yb := max(0, y-1), min(h-1, y+1)
+			for x := range w {
+				xa, xb := max(0, x-1), min(w-1, x+1)
+				n := float64((yb - ya + 1) * (xb - xa + 1))
+				t := 1.0
+				if region != nil {
+					t = float64(region.p[y*w+x])
+				}
+				for c := range 3 {
 					i := y*img.Stride + x*4 + c
-					k := y*w + x
 					src := float64(img.Pix[i])
-					av := float64(meanA.p[k])
-					q := 255 * (av*src/255 + float64(meanB.p[k]))
-					q += (1 - av) * 0.8 * float64(fine.p[k])
-					t := 1.0
-					if region != nil {
-						t = float64(region.p[k])
+					var sum float64 // the 3x3 mean, the window clipped at the edges
+					for yy := ya; yy <= yb; yy++ {
+						for xx := xa; xx <= xb; xx++ {
+							sum += float64(img.Pix[yy*img.Stride+xx*4+c])
+						}
 					}
+					fine := float32(src) - float32(sum/n)
+					av := float64(at(meanA[c], x, y))
+					q := 255 * (av*src/255 + float64(at(meanB[c], x, y)))
+					q += (1 - av) * 0.8 * float64(fine)
 					out.Pix[i] = picture.Clamp8(src + (q-src)*t)
 				}
+				out.Pix[y*out.Stride+x*4+3] = 255
 			}
-		})
-	}
-	for i := 3; i < len(out.Pix); i += 4 {
-		out.Pix[i] = 255
-	}
-	return out
-}
-
-// highPass is channel c minus its 3x3 box mean: the finest texture.
-func highPass(img *image.NRGBA, c int) *plane {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	p := newPlane(w, h)
-	for y := range h {
-		for x := range w {
-			p.p[y*w+x] = float32(img.Pix[y*img.Stride+x*4+c])
 		}
-	}
-	blur := p.boxBlur(1)
-	for i := range p.p {
-		p.p[i] -= blur.p[i]
-	}
-	return p
+	})
+	return out
 }
 
 // fabricRegion is where iron may work: the mask input's white area at the
