@@ -141,9 +141,10 @@ func TestReadmeTour(t *testing.T) {
 		}
 	}
 	// 60 + 200 granted, less packshot 2k (6), upscale 1k (2), the look's
-	// base frame (8) and two variations (16): nothing held at the end.
-	if balance.Balance != 260-6-2-8-16 || balance.Held != 0 {
-		t.Errorf("balance %+v; want %d spendable and nothing held", balance, 260-6-2-8-16)
+	// base frame and two variations, local proofs at 1 token each
+	// (DECISIONS §11): nothing held at the end.
+	if balance.Balance != 260-6-2-1-2 || balance.Held != 0 {
+		t.Errorf("balance %+v; want %d spendable and nothing held", balance, 260-6-2-1-2)
 	}
 	var assets struct{ Assets []json.RawMessage }
 	_, key, _ := strings.Cut(errOut.String(), "tour-key=")
