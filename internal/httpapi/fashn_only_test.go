@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"studio/internal/app"
@@ -12,12 +13,12 @@ import (
 )
 
 // TestOnlyFashn: with only FASHN_API_KEY set (its stand-in on FASHN_URL),
-// the catalog names fashn for every tool FASHN performs, the local engine
-// for those it does not, and null for lookbook-video with a note naming
-// what would serve it; a try-on develops on tryon-max, is charged the
-// catalog's price once; lookbook-video's submit answers 503 in the
-// catalog's words and holds nothing. SQLite only: no store statement here
-// differs by engine.
+// the catalog names fashn for every tool FASHN performs and the local
+// engine for the others, so every tool is served; a try-on develops on
+// tryon-max and is charged the catalog's price once; a 2k lookbook-video
+// is FASHN's 1080p image-to-video, priced at 1k (the quality delivered,
+// as the catalog's note says), its MP4 stored and charged once. SQLite
+// only: no store statement here differs by engine.
 func TestOnlyFashn(t *testing.T) {
 	srv := fashntest.New(t, "fashn-key")
 	srv.Answer(func(string, map[string]any) fashntest.Answer { return fashntest.Answer{Ready: true} })
@@ -45,14 +46,13 @@ func TestOnlyFashn(t *testing.T) {
 	}
 	for tool, want := range map[string]string{"tryon": "fashn", "lookbook": "fashn", "generate-character": "fashn", "remove-background": "fashn",
 		"reframe": "fashn", "iron": "fashn", "color-change": "fashn", "fit-adjust": "fashn", "camera-lens": "fashn",
-		"upscale": "local", "packshot": "local", "harmonize": "local", "cleanup": "local", "lookbook-video": "null"} {
+		"upscale": "local", "packshot": "local", "harmonize": "local", "cleanup": "local", "lookbook-video": "fashn"} {
 		if engines[tool] != want {
 			t.Errorf("catalog: %s on %s; want %s", tool, engines[tool], want)
 		}
 	}
-	const videoNote = "No engine configured here performs lookbook-video; set FAL_KEY to develop it."
-	if notes["lookbook-video"] != videoNote {
-		t.Errorf("lookbook-video's note %q; want %q", notes["lookbook-video"], videoNote)
+	if p := prices["lookbook-video"]; p != (ledger.TierPrices{K1: 40, K2: 40, K4: 40}) || !strings.Contains(notes["lookbook-video"], "priced at 1k") {
+		t.Errorf("lookbook-video costs %+v with the note %q; want 40 at every quality, the note saying why", p, notes["lookbook-video"])
 	}
 
 	before := houseBalance(t, a, owner.HouseID)
@@ -71,12 +71,15 @@ func TestOnlyFashn(t *testing.T) {
 		t.Errorf("FASHN ran %+v; want one tryon-max prediction", runs)
 	}
 
-	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "lookbook-video", "image", productJPEG(t, 200, 240)))
-	want(t, res, http.StatusServiceUnavailable, "FAL_NOT_CONFIGURED")
-	if msg, _ := res.Map(t)["message"].(string); msg != videoNote {
-		t.Errorf("lookbook-video's 503 says %q; want the catalog's note %q", msg, videoNote)
+	video := submitForm(t, "lookbook-video", "image", productJPEG(t, 200, 240), "quality", "2k")
+	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, video), http.StatusAccepted, "")
+	develop(t, a)
+	a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+	last := houseBalance(t, a, owner.HouseID)
+	if len(jobs.Jobs) != 2 || jobs.Jobs[0].Status != "done" || jobs.Jobs[1].Status != "done" || after.Balance-last.Balance != 40 || last.Held != 0 {
+		t.Fatalf("jobs %+v; balance %+v -> %+v; want the video done and 40 charged once", jobs.Jobs, after, last)
 	}
-	if b := houseBalance(t, a, owner.HouseID); b.Balance != after.Balance || b.Held != 0 {
-		t.Errorf("balance %+v after the refused video; want %+v", b, after)
+	if runs := srv.Runs(); len(runs) != 2 || runs[1].Model != "image-to-video" || runs[1].Inputs["resolution"] != "1080p" {
+		t.Errorf("FASHN ran %+v; want image-to-video at 1080p after the try-on", runs)
 	}
 }

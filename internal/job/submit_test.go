@@ -71,7 +71,7 @@ func TestUnservedTools(t *testing.T) {
 	}
 	for name, note := range map[string]string{
 		"generate-character": "No engine configured here performs generate-character; set FAL_KEY, AI_IMAGE_BASE_URL or FASHN_API_KEY to develop it.",
-		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
+		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY or FASHN_API_KEY to develop it.",
 	} {
 		if row := rows[name]; row.Engine != nil || row.Note != note {
 			t.Errorf("catalog %s: engine %v note %q; want null and %q", name, row.Engine, row.Note, note)

@@ -104,8 +104,11 @@ var registry = []Tool{
 			Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."},
 		Native: map[string]ledger.Tier{ImageAPI: ledger.Tier1K}},
 	{Name: "lookbook-video", Title: "Lookbook video", Submit: true, Roles: image,
-		Options: options(prompt("How the model moves; a gentle walk towards the camera when absent.")),
-		Prices:  prices(40, 60, 90), Engines: []string{Fal}, Video: true, Deadline: 30 * time.Minute},
+		Options: options(Option{Name: "prompt", Type: TypeString, Engines: []string{Fal, Fashn},
+			Description: "How the model moves; a gentle walk towards the camera when absent."}),
+		Prices: prices(40, 60, 90), Engines: []string{Fal, Fashn}, Video: true, Deadline: 30 * time.Minute,
+		Notes:  map[string]string{Fashn: "FASHN animates at 1080p at most (1920 px on the long edge): a 2k or 4k video is that, priced at 1k, the quality delivered."},
+		Native: map[string]ledger.Tier{Fashn: ledger.Tier1K}},
 	{Name: "remove-background", Title: "Remove background", Submit: true, Roles: image, Options: options(),
 		Prices: prices(2, 2, 2), Engines: localFalAndFashn},
 }

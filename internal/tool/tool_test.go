@@ -197,7 +197,7 @@ func TestReads(t *testing.T) {
 func TestUnserved(t *testing.T) {
 	for name, want := range map[string]string{
 		"generate-character": "No engine configured here performs generate-character; set FAL_KEY, AI_IMAGE_BASE_URL or FASHN_API_KEY to develop it.",
-		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY to develop it.",
+		"lookbook-video":     "No engine configured here performs lookbook-video; set FAL_KEY or FASHN_API_KEY to develop it.",
 	} {
 		d, ok := tool.Get(name)
 		if !ok {

@@ -338,7 +338,7 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	if video {
 		w, h := f.Width, f.Height
 		if w == 0 || h == 0 {
-			w, h = mp4Size(data)
+			w, h = hosted.MP4Size(data)
 		}
 		return engine.Result{Data: data, Mime: cmpOr(f.ContentType, cmpOr(mime, "video/mp4")), Width: w, Height: h}, nil
 	}

@@ -52,6 +52,9 @@
 // the edit tools iron, color-change, fit-adjust and camera-lens are edit
 // (the picture, the tool's own instruction, engine.Instruction, then the
 // house's words; a mask, white where the edit goes, as mask).
+// lookbook-video is image-to-video (the frame as image, VideoInstruction
+// then the house's words as prompt, duration 5, resolution 1080p, its
+// best: 1920 px on the long edge); its MP4 is kept as FASHN sent it.
 //
 // Inputs are validated and probed as the other engines do before anything
 // is spent, and travel as base64 data URIs. Results are fetched (the key

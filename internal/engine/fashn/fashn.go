@@ -20,8 +20,11 @@ import (
 // DefaultBaseURL is FASHN's API, without /v1 (DECISIONS §11).
 const DefaultBaseURL = "https://api.fashn.ai"
 
-// The cap on a result read from FASHN: a larger one is a provider fault.
-const maxImageBytes = 64 << 20
+// Caps on a result read from FASHN: a larger one is a provider fault.
+const (
+	maxImageBytes = 64 << 20
+	maxVideoBytes = 512 << 20
+)
 
 // Upstream is FASHN in the words of a failed develop.
 var Upstream = engine.Upstream{Name: "FASHN", Setting: "FASHN_API_KEY"}
@@ -70,6 +73,9 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		if out, err = e.do(ctx, r.Tool, c); err != nil {
 			return engine.Result{}, err
 		}
+	}
+	if p.video {
+		return e.fetchVideo(ctx, r.Tool, out)
 	}
 	img, err := e.fetchImage(ctx, r.Tool, out)
 	if err != nil {
@@ -210,6 +216,20 @@ func fault(tool string, he *hosted.HTTPError, body []byte) error {
 		return Upstream.OutOfCredit(tool, he)
 	}
 	return nil
+}
+
+// fetchVideo downloads a video output as FASHN sent it (an MP4), its size
+// read from its track header.
+func (e *Engine) fetchVideo(ctx context.Context, tool, raw string) (engine.Result, error) {
+	data, mime, err := e.Client.Download(ctx, tool, raw, maxVideoBytes)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	w, h := hosted.MP4Size(data)
+	if !strings.HasPrefix(mime, "video/") {
+		mime = "video/mp4"
+	}
+	return engine.Result{Data: data, Mime: mime, Width: w, Height: h}, nil
 }
 
 // fetchImage downloads and decodes an output: a data URI, or an http(s)

@@ -143,6 +143,10 @@ func TestModels(t *testing.T) {
 			model: "edit", inputs: map[string]any{"image": "image", "output_format": "png",
 				"prompt": "Make the garment a oversized fit. Keep the person, pose, fabric, colour and background unchanged."},
 			prompt: "Make the garment a oversized fit. Keep the person, pose, fabric, colour and background unchanged."},
+		{name: "lookbook-video", r: engine.Request{Tool: "lookbook-video", Tier: ledger.Tier2K, Prompt: "She turns slowly.", References: []engine.Reference{mark},
+			Inputs: []engine.Input{in("image", photo)}},
+			model: "image-to-video", inputs: map[string]any{"image": "image", "prompt": fashn.VideoInstruction + " She turns slowly.", "duration": 5.0, "resolution": "1080p"},
+			prompt: fashn.VideoInstruction + " She turns slowly."},
 		{name: "reframe for a destination", r: engine.Request{Tool: "reframe", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1920, Height: 1080},
 			Inputs: []engine.Input{in("image", photo)}},
 			model: "reframe", inputs: map[string]any{"image": "image", "aspect_ratio": "16:9", "output_format": "png"}},
@@ -184,7 +188,7 @@ func dataURI(b []byte) string {
 
 // TestResults: a try-on of two garments puts the second onto the first
 // result and the frame is the last answer at the tier; a background
-// removal keeps its alpha (PNG). The stand-in answers at the tier's size,
+// removal keeps its alpha (PNG); a look video is FASHN's MP4 as sent. The stand-in answers at the tier's size,
 // so nothing is resampled.
 func TestResults(t *testing.T) {
 	srv := fashntest.New(t, "k-1")
@@ -208,6 +212,14 @@ func TestResults(t *testing.T) {
 	}
 	if res.Width != 1024 || res.Height != 1024 || res.Mime != "image/png" {
 		t.Errorf("result %dx%d %s; want 1024x1024 PNG", res.Width, res.Height, res.Mime)
+	}
+	srv.Answer(func(string, map[string]any) fashntest.Answer { return fashntest.Answer{} })
+	res, err = e.Run(t.Context(), engine.Request{Tool: "lookbook-video", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", jpegOf(t, 48, 64))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := hosted.MP4Size(res.Data); res.Mime != "video/mp4" || res.Width != 1440 || res.Height != 1920 || w != 1440 || h != 1920 {
+		t.Errorf("video %dx%d %s (its track %dx%d); want FASHN's 1080p MP4 of the picture's aspect, as sent", res.Width, res.Height, res.Mime, w, h)
 	}
 }
 

@@ -23,6 +23,7 @@ var DefaultModels = map[string]string{
 	"color-change":       "edit",
 	"fit-adjust":         "edit",
 	"camera-lens":        "edit",
+	"lookbook-video":     "image-to-video",
 }
 
 // The aspect_ratio values each model accepts (FASHN's API reference).
@@ -35,6 +36,10 @@ var (
 // is given (it rides as face_reference): sent first, the house's words
 // after it, never instead of it.
 const CharacterFromPhoto = "A full-length fashion model with the face of the reference photo, on a plain studio background."
+
+// VideoInstruction is lookbook-video's own instruction (image-to-video's
+// motion prompt): sent first, the house's words after it.
+const VideoInstruction = "The model walks gently towards the camera and turns, the garment moving naturally; steady camera."
 
 // call is one prediction: a model and its inputs; onto names the input
 // that takes the previous call's output when calls are chained.
@@ -54,6 +59,7 @@ type plan struct {
 	sent          engine.Sent
 	width, height int
 	shape         *engine.Shape
+	video         bool // the answer is a video, kept as FASHN sent it
 }
 
 // shapeOf is a shape of aspect a at the request's tier.
@@ -143,6 +149,15 @@ func (e *Engine) plan(r engine.Request, uris map[string][]string) (plan, error) 
 		}
 		p.calls = []call{{model: e.Models[r.Tool], inputs: in}}
 		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image", "mask")}
+	case "lookbook-video":
+		// FASHN's image-to-video: 5 s at its best resolution, 1080p (the
+		// catalog prices it at 1k, the quality delivered); the tool's own
+		// instruction first, the house's words after it.
+		words := strings.TrimSpace(VideoInstruction + " " + direction(r))
+		p.calls = []call{{model: e.Models[r.Tool], inputs: map[string]any{"image": first("image"), "prompt": words,
+			"duration": 5, "resolution": "1080p"}}}
+		p.sent = engine.Sent{Prompt: words, Refs: r.InputsSent("image")}
+		p.video = true
 	case lookbrief.Tool:
 		return e.planLook(r, uris)
 	default:

@@ -26,8 +26,6 @@
 package faltest
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -261,28 +259,6 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 // video reports whether model answers a video (kling's image-to-video).
 func video(model string) bool { return strings.Contains(model, "kling-video") }
 
-// mp4 is the box skeleton of an MP4 with one w x h track (ftyp, moov >
-// mvhd, trak > tkhd, mdat): what a reader of the display size needs.
-func mp4(w, h int) []byte {
-	box := func(kind string, body ...[]byte) []byte {
-		n := 8
-		for _, b := range body {
-			n += len(b)
-		}
-		out := binary.BigEndian.AppendUint32(make([]byte, 0, n), uint32(n))
-		out = append(out, kind...)
-		for _, b := range body {
-			out = append(out, b...)
-		}
-		return out
-	}
-	tkhd := make([]byte, 84)
-	binary.BigEndian.PutUint32(tkhd[76:], uint32(w)<<16)
-	binary.BigEndian.PutUint32(tkhd[80:], uint32(h)<<16)
-	return bytes.Join([][]byte{box("ftyp", []byte("isom\x00\x00\x02\x00isomiso2mp41")),
-		box("moov", box("mvhd", make([]byte, 100)), box("trak", box("tkhd", tkhd))), box("mdat", make([]byte, 64))}, nil)
-}
-
 // serveFile serves a submission's answer: a flat PNG in its colour, or
 // for a video model an MP4 skeleton of its size.
 func (s *Server) serveFile(w http.ResponseWriter, id string) {
@@ -293,7 +269,7 @@ func (s *Server) serveFile(w http.ResponseWriter, id string) {
 	}
 	if video(sub.Model) {
 		w.Header().Set("Content-Type", "video/mp4")
-		w.Write(mp4(sub.W, sub.H))
+		w.Write(hostedtest.MP4(sub.W, sub.H))
 		return
 	}
 	hostedtest.ServePNG(w, sub.W, sub.H, sub.Color)

@@ -17,10 +17,11 @@
 // size FASHN documents for the aspect_ratio asked; tryon-max and
 // product-to-model the aspect_ratio asked (else the model image's) with
 // the resolution's long edge; tryon-v1.6 and background-remove the size of
-// the picture given. A prediction may be scripted to fail with a
-// documented error name, to stay processing for ever (Stuck) or to leave
-// its status requests unanswered (Hang), or to complete at its first poll
-// (Ready).
+// the picture given; image-to-video an MP4 of the picture's aspect at its
+// resolution (1080p: 1920 on the long edge). A prediction may be scripted
+// to fail with a documented error name, to stay processing for ever
+// (Stuck), to leave its status requests unanswered (Hang), or to complete
+// at its first poll (Ready).
 package fashntest
 
 import (
@@ -133,7 +134,7 @@ func (s *Server) Tries() int {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(r.URL.Path, "/")
 	if rest, ok := strings.CutPrefix(path, "cdn/"); ok {
-		s.serveFile(w, strings.TrimSuffix(rest, ".png"))
+		s.serveFile(w, strings.TrimSuffix(strings.TrimSuffix(rest, ".png"), ".mp4"))
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Key {
@@ -222,8 +223,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, id string) {
 	case a.Status != "":
 		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": a.Status, "output": nil, "error": nil})
 	default:
+		ext := ".png"
+		if run.Model == "image-to-video" {
+			ext = ".mp4"
+		}
 		hostedtest.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": "completed",
-			"output": []string{s.URL + "/cdn/" + id + ".png"}, "error": nil})
+			"output": []string{s.URL + "/cdn/" + id + ext}, "error": nil})
 	}
 }
 
@@ -276,6 +281,11 @@ func (s *Server) size(model string, inputs map[string]any) (int, int) {
 		if w, h := s.pictureSize(inputs["image"]); w > 0 {
 			return w, h
 		}
+	case "image-to-video":
+		long := map[string]int{"480p": 854, "720p": 1280, "1080p": 1920}[fmt.Sprint(inputs["resolution"])]
+		if w, h := s.pictureSize(inputs["image"]); w > 0 && long > 0 {
+			return hostedtest.Sized(long, fmt.Sprintf("%d:%d", w, h))
+		}
 	}
 	return 768, 1024
 }
@@ -307,11 +317,17 @@ func (s *Server) pictureSize(v any) (int, int) {
 	return cfg.Width, cfg.Height
 }
 
-// serveFile serves a prediction's answer: a flat PNG in its colour.
+// serveFile serves a prediction's answer: a flat PNG in its colour, or
+// for image-to-video an MP4 skeleton of its size.
 func (s *Server) serveFile(w http.ResponseWriter, id string) {
 	run, ok := s.find(id)
 	if !ok {
 		http.NotFound(w, nil)
+		return
+	}
+	if run.Model == "image-to-video" {
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Write(hostedtest.MP4(run.W, run.H))
 		return
 	}
 	hostedtest.ServePNG(w, run.W, run.H, run.Color)

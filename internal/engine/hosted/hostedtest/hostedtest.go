@@ -6,6 +6,7 @@ package hostedtest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"image"
 	"image/color"
@@ -58,4 +59,26 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// MP4 is the box skeleton of an MP4 with one w x h track (ftyp, moov >
+// mvhd, trak > tkhd, mdat): what a reader of the display size needs.
+func MP4(w, h int) []byte {
+	box := func(kind string, body ...[]byte) []byte {
+		n := 8
+		for _, b := range body {
+			n += len(b)
+		}
+		out := binary.BigEndian.AppendUint32(make([]byte, 0, n), uint32(n))
+		out = append(out, kind...)
+		for _, b := range body {
+			out = append(out, b...)
+		}
+		return out
+	}
+	tkhd := make([]byte, 84)
+	binary.BigEndian.PutUint32(tkhd[76:], uint32(w)<<16)
+	binary.BigEndian.PutUint32(tkhd[80:], uint32(h)<<16)
+	return bytes.Join([][]byte{box("ftyp", []byte("isom\x00\x00\x02\x00isomiso2mp41")),
+		box("moov", box("mvhd", make([]byte, 100)), box("trak", box("tkhd", tkhd))), box("mdat", make([]byte, 64))}, nil)
 }

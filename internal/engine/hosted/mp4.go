@@ -1,10 +1,10 @@
-package fal
+package hosted
 
 import "encoding/binary"
 
-// mp4Size reads a video's display size from its first track header box with
+// MP4Size reads a video's display size from its first track header box with
 // a non-zero size (moov > trak > tkhd, ISO/IEC 14496-12), or 0, 0.
-func mp4Size(data []byte) (int, int) {
+func MP4Size(data []byte) (int, int) {
 	var walk func(b []byte, path string) (int, int)
 	walk = func(b []byte, path string) (int, int) {
 		for len(b) >= 8 {
