@@ -139,7 +139,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return errors.Join(err, ln.Close())
 	}
 	defer core.Close()
-	governMemory(getenv)
+	defer governMemory(getenv)()
 	api, err := app.NewAPI(core)
 	if err != nil {
 		return errors.Join(err, ln.Close())
@@ -186,7 +186,7 @@ func work(ctx context.Context, args []string, getenv func(string) string, stdout
 		return err
 	}
 	defer core.Close()
-	governMemory(getenv)
+	defer governMemory(getenv)()
 	w := app.NewWorker(core)
 	if ln == nil {
 		return w.Run(ctx)
@@ -246,9 +246,11 @@ func models(ctx context.Context, args []string, getenv func(string) string, stdo
 
 // governMemory ties the runtime's soft memory limit to the pictures in
 // flight (imagemem.Govern, issue 32), with 32 MiB of margin over what the
-// process holds once built, unless GOMEMLIMIT sets the operator's limit.
-func governMemory(getenv func(string) string) {
-	if getenv("GOMEMLIMIT") == "" {
-		imagemem.Govern(32 << 20)
+// process holds once built, unless GOMEMLIMIT sets the operator's limit;
+// the func it returns ends that when the command returns.
+func governMemory(getenv func(string) string) (stop func()) {
+	if getenv("GOMEMLIMIT") != "" {
+		return func() {}
 	}
+	return imagemem.Govern(32 << 20)
 }

@@ -103,13 +103,20 @@ func (g *memoryGovernor) add(n int64) {
 // limit is what the process held when Govern was called, plus margin,
 // plus the bytes the budgets handed out. The server calls it once at
 // start, unless GOMEMLIMIT is set (the operator's limit wins); tests, which
-// run many apps in one process, do not.
-func Govern(margin int64) {
+// run many apps in one process, do not. stop ends it and lifts the limit
+// (a server run inside a test process returns).
+func Govern(margin int64) (stop func()) {
 	var stats runtime.MemStats
 	runtime.ReadMemStats(&stats)
 	governor.Lock()
 	defer governor.Unlock()
 	governor.on, governor.base = true, int64(stats.Sys-stats.HeapReleased)+margin
+	return func() {
+		governor.Lock()
+		defer governor.Unlock()
+		governor.on = false
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
 }
 
 // BytesPerPixel is the size of one pixel of an image the standard decoders

@@ -109,13 +109,13 @@ func TestOverBudgetIsRefusedNotAwaited(t *testing.T) {
 // TestGovern: once governed, the runtime's soft memory limit is the base
 // plus what the budgets hand out, and no limit when nothing is out.
 func TestGovern(t *testing.T) {
+	stop := Govern(1 << 20)
 	defer func() {
-		governor.Lock()
-		governor.on = false
-		governor.Unlock()
-		debug.SetMemoryLimit(math.MaxInt64)
+		stop()
+		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+			t.Errorf("limit %d after stop; want none", got)
+		}
 	}()
-	Govern(1 << 20)
 	governor.Lock()
 	base := governor.base + governor.held // what other tests left out, if any
 	governor.Unlock()
