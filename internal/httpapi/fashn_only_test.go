@@ -17,8 +17,11 @@ import (
 // engine for the others, so every tool is served; a try-on develops on
 // tryon-max and is charged the catalog's price once; a 2k lookbook-video
 // is FASHN's 1080p image-to-video, priced at 1k (the quality delivered,
-// as the catalog's note says), its MP4 stored and charged once. SQLite
-// only: no store statement here differs by engine.
+// as the catalog's note says), its MP4 stored and charged once; a look's
+// lock frame is tryon-max with the cast model, its two variations
+// product-to-model, a character model-create and a background removal
+// background-remove, each done and charged the catalog's price once.
+// SQLite only: no store statement here differs by engine.
 func TestOnlyFashn(t *testing.T) {
 	srv := fashntest.New(t, "fashn-key")
 	srv.Answer(func(string, map[string]any) fashntest.Answer { return fashntest.Answer{Ready: true} })
@@ -82,4 +85,73 @@ func TestOnlyFashn(t *testing.T) {
 	if runs := srv.Runs(); len(runs) != 2 || runs[1].Model != "image-to-video" || runs[1].Inputs["resolution"] != "1080p" {
 		t.Errorf("FASHN ran %+v; want image-to-video at 1080p after the try-on", runs)
 	}
+
+	look := fashnLook(t, a, k)
+	spent := func(from ledger.Balance, what string, tokens int64) ledger.Balance {
+		t.Helper()
+		now := houseBalance(t, a, owner.HouseID)
+		if from.Balance-now.Balance != tokens || now.Held != 0 {
+			t.Fatalf("%s: balance %+v -> %+v; want %d charged once, nothing held", what, from, now, tokens)
+		}
+		return now
+	}
+	res := a.Do(t, "POST", looksPath(look, "/develop-lock"), k, map[string]any{"quality": "1k", "output": "web-tile"})
+	want(t, res, http.StatusAccepted, "")
+	develop(t, a)
+	var detail struct {
+		LockDevelop struct{ Status, ResultAssetID string }
+	}
+	a.Do(t, "GET", looksPath(look), k, nil).JSON(t, &detail)
+	if detail.LockDevelop.Status != "done" {
+		t.Fatalf("lock develop %+v; want done", detail.LockDevelop)
+	}
+	last = spent(last, "the lock frame", prices["lookbook"].K1)
+	want(t, a.Do(t, "POST", looksPath(look, "/lock"), k, map[string]any{"assetId": detail.LockDevelop.ResultAssetID}), http.StatusOK, "")
+	res = a.Do(t, "POST", looksPath(look, "/variations"), k, map[string]any{"quality": "1k", "output": "web-tile", "keys": []string{"front", "walking"}})
+	want(t, res, http.StatusAccepted, "")
+	develop(t, a)
+	var full struct{ Variations []struct{ Key, Status string } }
+	a.Do(t, "GET", looksPath(look), k, nil).JSON(t, &full)
+	if len(full.Variations) != 2 || full.Variations[0].Status != "done" || full.Variations[1].Status != "done" {
+		t.Fatalf("variations %+v; want two done", full.Variations)
+	}
+	last = spent(last, "two variations", 2*prices["lookbook"].K1)
+
+	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "generate-character", "", nil, "prompt", "A tall model in a grey coat")), http.StatusAccepted, "")
+	develop(t, a)
+	last = spent(last, "a character", prices["generate-character"].K1)
+	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "remove-background", "image", productJPEG(t, 200, 240))), http.StatusAccepted, "")
+	develop(t, a)
+	spent(last, "a background removal", prices["remove-background"].K1)
+
+	var models []string
+	for _, r := range srv.Runs()[2:] {
+		models = append(models, r.Model)
+	}
+	if got := strings.Join(models, " "); got != "tryon-max product-to-model product-to-model model-create background-remove" {
+		t.Errorf("FASHN ran %q after the try-on and the video; want the lock frame on tryon-max, two variations on product-to-model, model-create, background-remove", got)
+	}
+	a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
+	for _, j := range jobs.Jobs {
+		if j.Status != "done" {
+			t.Errorf("job %s (%s) is %s; want every develop done", j.ID, j.Tool, j.Status)
+		}
+	}
+}
+
+// fashnLook uploads a cast model and a shirt and composes a look of them;
+// it returns the look's id.
+func fashnLook(t *testing.T, a *apptest.App, k apptest.Cred) string {
+	t.Helper()
+	model := upload(t, a, k, modelJPEG(t), "kind", "model")
+	shirt := upload(t, a, k, productJPEG(t, 200, 240), "kind", "clothes", "name", "Silk shirt")
+	res := a.Do(t, "POST", "/api/toolkit/lookbook/looks", k, map[string]any{
+		"name": "FASHN look", "modelAssetId": model.ID,
+		"itemAssetIds": []map[string]any{{"assetId": shirt.ID, "role": "top", "hero": true, "label": "Silk shirt"}},
+		"background":   map[string]string{"kind": "preset", "value": "concrete"}, "aesthetic": "editorial",
+	})
+	want(t, res, http.StatusCreated, "")
+	var created struct{ Look wireLook }
+	res.JSON(t, &created)
+	return created.Look.ID
 }
