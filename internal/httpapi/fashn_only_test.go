@@ -110,7 +110,9 @@ func TestOnlyFashn(t *testing.T) {
 	res = a.Do(t, "POST", looksPath(look, "/variations"), k, map[string]any{"quality": "1k", "output": "web-tile", "keys": []string{"front", "walking"}})
 	want(t, res, http.StatusAccepted, "")
 	develop(t, a)
-	var full struct{ Variations []struct{ Key, Status string } }
+	var full struct {
+		Variations []struct{ Key, Status string }
+	}
 	a.Do(t, "GET", looksPath(look), k, nil).JSON(t, &full)
 	if len(full.Variations) != 2 || full.Variations[0].Status != "done" || full.Variations[1].Status != "done" {
 		t.Fatalf("variations %+v; want two done", full.Variations)
