@@ -46,6 +46,9 @@ func TestLookOnFal(t *testing.T) {
 			if row.Tool == "lookbook" && (row.Engine == nil || *row.Engine != "fal" || row.Note != "" || row.Prices != (ledger.TierPrices{K1: 8, K2: 12, K4: 18})) {
 				t.Errorf("catalog lookbook row: engine %v note %q prices %+v; want fal without a proof note at 8/12/18", row.Engine, row.Note, row.Prices)
 			}
+			if row.Tool == "lookbook-video" && (row.Prices != (ledger.TierPrices{K1: 40, K2: 40, K4: 40}) || !strings.Contains(row.Note, "priced at 1k")) {
+				t.Errorf("catalog lookbook-video row on fal: note %q prices %+v; want Kling's 720p priced at 1k at every quality, the note saying so", row.Note, row.Prices)
+			}
 		}
 
 		modelJ, shirtJ, trousersJ := modelJPEG(t), productJPEG(t, 200, 240), productJPEG(t, 220, 300)

@@ -107,8 +107,11 @@ var registry = []Tool{
 		Options: options(Option{Name: "prompt", Type: TypeString, Engines: []string{Fal, Fashn},
 			Description: "How the model moves; a gentle walk towards the camera when absent."}),
 		Prices: prices(40, 60, 90), Engines: []string{Fal, Fashn}, Video: true, Deadline: 30 * time.Minute,
-		Notes:  map[string]string{Fashn: "FASHN animates at 1080p at most (1920 px on the long edge): a 2k or 4k video is that, priced at 1k, the quality delivered."},
-		Native: map[string]ledger.Tier{Fashn: ledger.Tier1K}},
+		Notes: map[string]string{
+			Fal:   "fal's Kling v2.1 standard animates at 720p (1280 px on the long edge): a 2k or 4k video is that, priced at 1k, the quality delivered.",
+			Fashn: "FASHN animates at 1080p at most (1920 px on the long edge): a 2k or 4k video is that, priced at 1k, the quality delivered.",
+		},
+		Native: map[string]ledger.Tier{Fal: ledger.Tier1K, Fashn: ledger.Tier1K}},
 	{Name: "remove-background", Title: "Remove background", Submit: true, Roles: image, Options: options(),
 		Prices: prices(2, 2, 2), Engines: localFalAndFashn},
 }
