@@ -82,7 +82,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"camera-lens", "color-change", "fit-adjust", "generate-character", "iron", "lookbook", "reframe", "remove-background", "tryon"}
+	want := []string{"camera-lens", "color-change", "fit-adjust", "generate-character", "iron", "lookbook", "lookbook-video", "reframe", "remove-background", "tryon"}
 	if got := e.Tools(); !slices.Equal(got, want) || !slices.Equal(got, tool.ServedBy(tool.Fashn)) {
 		t.Errorf("Tools() = %v; want %v, as the registry says", got, want)
 	}
