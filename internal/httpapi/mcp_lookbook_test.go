@@ -61,8 +61,11 @@ func TestMCPLookbook(t *testing.T) {
 		if again := c.ok(t, "develop_lookbook", book); !reflect.DeepEqual(again, first) {
 			t.Errorf("the same key again: %v; want the first answer %v", again, first)
 		}
-		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) != 2 || num(bal["balance"]) != 58 {
-			t.Errorf("balance %v; want 2 held once, 58 spendable", bal)
+		// The workers run beside the test, and a frame the test binary has
+		// rendered before is answered at once (apptest's render memo): the
+		// two tokens may still be held or already spent, never taken twice.
+		if bal := c.ok(t, "check_balance", nil); (num(bal["held"]) != 2 && num(bal["held"]) != 0) || num(bal["balance"]) != 58 {
+			t.Errorf("balance %v; want 2 held once (or already spent), 58 spendable", bal)
 		}
 
 		// Watch every base frame to done; each links its frame.
