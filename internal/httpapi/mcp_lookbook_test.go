@@ -63,9 +63,10 @@ func TestMCPLookbook(t *testing.T) {
 		}
 		// The workers run beside the test, and a frame the test binary has
 		// rendered before is answered at once (apptest's render memo): the
-		// two tokens may still be held or already spent, never taken twice.
-		if bal := c.ok(t, "check_balance", nil); (num(bal["held"]) != 2 && num(bal["held"]) != 0) || num(bal["balance"]) != 58 {
-			t.Errorf("balance %v; want 2 held once (or already spent), 58 spendable", bal)
+		// two tokens may be held, one held and one spent, or both spent;
+		// never taken twice.
+		if bal := c.ok(t, "check_balance", nil); num(bal["held"]) > 2 || num(bal["balance"]) != 58 {
+			t.Errorf("balance %v; want 2 held once (or settled), 58 spendable", bal)
 		}
 
 		// Watch every base frame to done; each links its frame.
