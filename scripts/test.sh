@@ -158,11 +158,17 @@ rm -f "$OPENAPI_OUT"
 # phone's width, the reviewer page) are kept here as the run's artefacts.
 export STUDIO_SCREENSHOTS=$ROOT/.cache/screenshots
 rm -rf "$STUDIO_SCREENSHOTS" && mkdir -p "$STUDIO_SCREENSHOTS"
+# The test apps' local renders, shared by the test binaries of this run (internal/apptest's
+# memo_shared.go: the httpapi shards and the console render the same fixtures); new each run, as
+# its key holds the request and not the engine's code.
+export STUDIO_RENDER_MEMO=$WORK/renders
+mkdir -p "$STUDIO_RENDER_MEMO"
 read -ra pkgs <<<"${GO_TEST_PKGS:-./...}"
 log "TEST_DATABASE_URL=$TEST_DATABASE_URL"
 log "TEST_S3_URL=$TEST_S3_URL (AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID)"
 log "OPENAPI_OUT=$OPENAPI_OUT"
 log "STUDIO_SCREENSHOTS=$STUDIO_SCREENSHOTS"
+log "STUDIO_RENDER_MEMO=$STUDIO_RENDER_MEMO"
 
 phase_begin tests
 test_rc=0

@@ -104,7 +104,7 @@ func TestWorkerKilledRecovers(t *testing.T) {
 		var b bytes.Buffer
 		w := multipart.NewWriter(&b)
 		_ = w.WriteField("tool", "upscale")
-		_ = w.WriteField("quality", "2k")
+		_ = w.WriteField("quality", "1k")
 		fw, _ := w.CreateFormFile("image", "p.jpg")
 		_, _ = fw.Write(img)
 		_ = w.Close()

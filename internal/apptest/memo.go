@@ -19,7 +19,9 @@ import (
 // this test binary is answered with the bytes it rendered, and what it said
 // it would send is told again, with the asset ids of the request at hand.
 // The same develop on the other database, or in another test from the same
-// fixture image, costs no second render under -race. What a memoised
+// fixture image, costs no second render under -race; with
+// $STUDIO_RENDER_MEMO set (memo_shared.go), neither does a request another
+// test binary of the run rendered. What a memoised
 // answer no longer proves, the engine's own tests do (internal/engine/local
 // renders every tool at every tier, and its TestDeterministic-style checks
 // compare bytes); see docs/testing.md. A failed render is never kept: each
@@ -78,9 +80,7 @@ type memoEngine struct{ engine.Engine }
 func (m memoEngine) Run(ctx context.Context, r engine.Request) (engine.Result, error) {
 	key := memoKey(m.Name(), r)
 	ids := assetIDs(r)
-	renders.mu.Lock()
-	got, ok := renders.entries[key]
-	renders.mu.Unlock()
+	got, ok := renders.lookup(key)
 	if ok && ctx.Err() == nil {
 		from := map[string]string{}
 		for i, id := range got.ids {
@@ -111,15 +111,36 @@ func (m memoEngine) Run(ctx context.Context, r engine.Request) (engine.Result, e
 	if err != nil {
 		return res, err
 	}
-	renders.mu.Lock()
-	if _, ok := renders.entries[key]; !ok && renders.size+len(res.Data) <= memoLimit {
-		kept := res
-		kept.Data = bytes.Clone(res.Data)
-		renders.entries[key] = memoEntry{res: kept, sent: sent, ids: ids}
-		renders.size += len(kept.Data)
-	}
-	renders.mu.Unlock()
+	kept := res
+	kept.Data = bytes.Clone(res.Data)
+	renders.keep(key, memoEntry{res: kept, sent: sent, ids: ids})
+	shared.store(key, memoEntry{res: kept, sent: sent, ids: ids})
 	return res, nil
+}
+
+// lookup is the entry for key: this binary's, else one another test binary
+// of the run rendered (kept here then too).
+func (m *memo) lookup(key [sha256.Size]byte) (memoEntry, bool) {
+	m.mu.Lock()
+	got, ok := m.entries[key]
+	m.mu.Unlock()
+	if ok {
+		return got, true
+	}
+	if got, ok = shared.load(key); ok {
+		m.keep(key, got)
+	}
+	return got, ok
+}
+
+// keep remembers e under key, within memoLimit.
+func (m *memo) keep(key [sha256.Size]byte, e memoEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.entries[key]; !ok && m.size+len(e.res.Data) <= memoLimit {
+		m.entries[key] = e
+		m.size += len(e.res.Data)
+	}
 }
 
 // memoKey is a digest of everything a local render reads: the engine, the
