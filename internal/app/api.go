@@ -98,7 +98,7 @@ func NewAPI(core *Core) (*API, error) {
 		Events:   core.Events,
 		Ledger:   ledger.NewService(db, core.prices, now),
 		Jobs:     core.Jobs,
-		Looks:    look.NewService(db, core.prices, core.announce, now).CastFrom(cast),
+		Looks:    look.NewService(db, core.prices, core.announce, now).CastFrom(cast).CheckModelsOn(core.Engine, core.assets),
 		Packs:    core.Packs,
 		Notes:    notify.NewService(db, now),
 		Shares:   shares,

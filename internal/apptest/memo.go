@@ -49,10 +49,22 @@ type memoEntry struct {
 }
 
 // memoised wraps a local engine; it keeps the optional interfaces the local
-// engines have (a preflight, the directions they follow), so that the chain
-// sees the same engine.
+// engines have (a preflight, the directions they follow, the lookbook's
+// check of a model photo), so that the chain sees the same engine.
 func memoised(e engine.Engine) engine.Engine {
 	switch in := e.(type) {
+	case interface {
+		engine.Engine
+		engine.Preflighter
+		engine.Follower
+		engine.ModelChecker
+	}:
+		return struct {
+			memoEngine
+			engine.Preflighter
+			engine.Follower
+			engine.ModelChecker
+		}{memoEngine{in}, in, in, in}
 	case interface {
 		engine.Engine
 		engine.Preflighter

@@ -164,4 +164,7 @@ var (
 	ReasonRequired = New(KindInvalid, "REASON_REQUIRED", "reason is required: 1 to 500 characters saying why.")
 	// NotPending refuses to decide an applicant decided already.
 	NotPending = New(KindConflict, "NOT_PENDING", "The applicant is no longer pending.")
+	// NoFigure refuses a picture without the figure the work needs, free:
+	// extract-build's full-length figure, a local look's standing figure.
+	NoFigure = New(KindUnprocessable, "NO_FIGURE", "No standing figure could be found in the picture.")
 )

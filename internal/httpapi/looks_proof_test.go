@@ -7,9 +7,13 @@ import (
 	"image/jpeg"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"studio/internal/apptest"
+	"studio/internal/engine/segment/segtest"
 )
 
 // TestLookProofStory is issue 17's story on the embedded defaults (no
@@ -169,4 +173,50 @@ func weaveJPEG(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestLookOnPortrait is issue 32's "a local look on a portrait costs 0 and
+// says why": a look whose model is a real portrait (Grace Hopper at half
+// length before a flag, from the calibration set) is refused on the local
+// engine when its base frame is asked for, 422 NO_FIGURE with the reason,
+// before anything is held: no job, the balance untouched. The same photo
+// sent to try-on as its model is refused in preflight, for the same cause.
+func TestLookOnPortrait(t *testing.T) {
+	a := apptest.New(t, apptest.SQLite(t))
+	owner := a.SignUp(t, "portrait")
+	k := a.Key(t, owner, "member")
+	paths, _ := filepath.Glob(filepath.Join(segtest.PhotosDir(), "*", "grace-hopper.jpg"))
+	if len(paths) != 1 {
+		t.Fatalf("the portrait: %v", paths)
+	}
+	photo, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := lookBody(t, a, k)
+	body["modelAssetId"] = upload(t, a, k, photo, "kind", "model").ID
+	res := a.Do(t, "POST", "/api/toolkit/lookbook/looks", k, body)
+	want(t, res, http.StatusCreated, "")
+	var created struct{ Look wireLook }
+	res.JSON(t, &created)
+	before := houseBalance(t, a, owner.HouseID)
+	res = a.Do(t, "POST", looksPath(created.Look.ID, "/develop-lock"), k, map[string]any{"quality": "1k"})
+	want(t, res, http.StatusUnprocessableEntity, "NO_FIGURE")
+	if msg, _ := res.Map(t)["message"].(string); !strings.Contains(msg, "no standing figure") {
+		t.Errorf("the refusal says %q; want why (no standing figure)", msg)
+	}
+	var detail struct{ LockDevelop *struct{ ID string } }
+	a.Do(t, "GET", looksPath(created.Look.ID), k, nil).JSON(t, &detail)
+	if after := houseBalance(t, a, owner.HouseID); after.Balance != before.Balance || after.Held != before.Held || detail.LockDevelop != nil {
+		t.Errorf("after the refusal: balance %+v (was %+v), lock develop %+v; want nothing held, spent or queued", after, before, detail.LockDevelop)
+	}
+	var pf struct {
+		OK       bool
+		Problems []struct{ Code string }
+	}
+	a.Do(t, "POST", "/api/toolkit/ai/preflight", k, map[string]any{"tool": "tryon",
+		"inputs": map[string]string{"model": body["modelAssetId"].(string), "garment": body["itemAssetIds"].([]map[string]any)[0]["assetId"].(string)}}).JSON(t, &pf)
+	if pf.OK || len(pf.Problems) != 1 || pf.Problems[0].Code != "LOW_CONFIDENCE" {
+		t.Errorf("try-on's preflight of the portrait: %+v; want one LOW_CONFIDENCE problem", pf)
+	}
 }

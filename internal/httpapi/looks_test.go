@@ -63,7 +63,7 @@ var looksWalk = walkArea{
 }
 
 // modelJPEG is a standing figure on a plain ground.
-func modelJPEG(t testing.TB) []byte { return productJPEG(t, 300, 480) }
+func modelJPEG(t testing.TB) []byte { return figureJPEG(t, 300, 480) }
 
 // lookBody uploads a model and a piece for the credential's house and
 // returns a valid body for POST /api/toolkit/lookbook/looks.

@@ -81,7 +81,7 @@ func catalogue(t *testing.T, faces ...map[string]any) string {
 	dir := t.TempDir()
 	for i, f := range faces {
 		img := fmt.Sprintf("face-%d.jpg", i)
-		if err := os.WriteFile(filepath.Join(dir, img), jpegOf(t, 20+i, 24), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, img), figureJPEG(t, 60+i, 96), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f["images"] = []string{img, img}
@@ -307,7 +307,8 @@ func TestCastingBoard(t *testing.T) {
 
 // TestCastOwnModelInLook: a model made from three photographs is cast in a
 // look; the locked look's base frame records the model's collage as its
-// parent, and a look of a plain model asset records none.
+// parent, and a look of a plain model asset records none. A look of the
+// collage itself is refused on the local engine (no one figure to stand).
 func TestCastOwnModelInLook(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
@@ -348,9 +349,13 @@ func TestCastOwnModelInLook(t *testing.T) {
 		if l := lock(photos[1]); l.Status != "locked" || l.LookBaseParentAssetID == nil || *l.LookBaseParentAssetID != collage {
 			t.Errorf("look casting an original: %+v; want the collage %s as the base frame's parent", l, collage)
 		}
-		if l := lock(collage); l.LookBaseParentAssetID == nil || *l.LookBaseParentAssetID != collage {
-			t.Errorf("look casting the collage: %+v; want the collage as parent", l)
-		}
+		// The collage (the photographs side by side) stands no one figure: on
+		// the local engine its look is refused before anything is held.
+		body := lookBody(t, a, k)
+		body["modelAssetId"] = collage
+		var created struct{ Look wireLookParent }
+		a.Do(t, "POST", "/api/toolkit/lookbook/looks", k, body).JSON(t, &created)
+		want(t, a.Do(t, "POST", looksPath(created.Look.ID, "/develop-lock"), k, nil), 422, "NO_FIGURE")
 		if l := lock(""); l.LookBaseParentAssetID != nil {
 			t.Errorf("look of a plain model asset: parent %v; want null", *l.LookBaseParentAssetID)
 		}

@@ -99,7 +99,8 @@ func TestSpendingRoutesFileTheirWorkflow(t *testing.T) {
 		// A factory run spends nothing; its looks develop through develop-lock.
 		var run struct{ Looks []struct{ ID string } }
 		before := houseBalance(t, a, owner.HouseID)
-		res := a.Do(t, "POST", "/api/toolkit/factory/run", k, map[string]any{"modelAssetId": img.ID,
+		model := upload(t, a, k, modelJPEG(t), "kind", "model")
+		res := a.Do(t, "POST", "/api/toolkit/factory/run", k, map[string]any{"modelAssetId": model.ID,
 			"looks": []map[string]any{{"name": "F", "variationKeys": []string{"front"}, "itemAssetIds": []map[string]any{{"assetId": img.ID, "role": "top"}}}}})
 		if res.JSON(t, &run); res.Status != http.StatusCreated && res.Status != http.StatusOK || len(run.Looks) != 1 {
 			t.Fatalf("factory run: %d %s", res.Status, res.Body)

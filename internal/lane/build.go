@@ -15,7 +15,7 @@ import (
 
 // ErrNoFigure refuses extract-build's picture when it holds no full-length
 // figure the engine can separate (DECISIONS §11); the hold is voided.
-var ErrNoFigure = errs.New(errs.KindUnprocessable, "NO_FIGURE",
+var ErrNoFigure = errs.Msg(errs.NoFigure,
 	"No full-length figure could be found in the picture: the whole person, head to feet, standing on a plain background, is needed.")
 
 // ExtractBuildRequest is the body of extract-build.

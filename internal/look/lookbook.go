@@ -141,6 +141,9 @@ func (s *Service) Lookbook(ctx context.Context, p auth.Principal, in LookbookReq
 	if err != nil {
 		return Lookbook{}, err
 	}
+	if err := s.checkModel(ctx, p.HouseID, cast); err != nil {
+		return Lookbook{}, err
+	}
 	proposed, _ := propose(pieces, &cast, bg, preset.VariationKeys)
 	if proposed, err = deal(proposed, in.Looks); err != nil {
 		return Lookbook{}, err

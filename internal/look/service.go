@@ -92,6 +92,7 @@ type Service struct {
 	notify job.Notifier
 	now    func() time.Time
 	caster Caster
+	models *models
 }
 
 // NewService returns the lookbook service.
@@ -461,6 +462,9 @@ func (s *Service) DevelopLock(ctx context.Context, p auth.Principal, id string, 
 	}
 	l, err := s.store.Look(ctx, p.HouseID, id)
 	if err != nil {
+		return Receipt{}, err
+	}
+	if err := s.checkModel(ctx, p.HouseID, l.ModelAssetID); err != nil {
 		return Receipt{}, err
 	}
 	lj := s.frameJob(p, l, sh, StageLock, string(StageLock), sh.key, Postures{})

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -37,6 +38,10 @@ import (
 //     pixels, and for detail a window of the hero piece's own asset at its
 //     full resolution. It moves no limbs: the mark names a posture key as
 //     not rendered.
+//
+// The model photo must hold a standing figure on a plain ground, as
+// try-on's model must (lookFigure): any other is refused with NO_FIGURE,
+// never staged whole; CheckModel answers the same before a develop holds.
 //
 // The frame is composed for the output shape and developed at the tier's
 // pixels on its long edge; params.restore=1 (a destination larger than the
@@ -103,6 +108,66 @@ func (l Lookbook) Run(ctx context.Context, r engine.Request) (res engine.Result,
 		return engine.Result{}, err
 	}
 	return engine.EncodeJPEG(frame)
+}
+
+// lookCheckEdge is the long edge a look's model photo is measured at
+// before anything is held (CheckModel) and again before a frame is
+// composed: whether it holds a figure does not depend on the scale.
+const lookCheckEdge = 512
+
+// reasonLookNoFigure is why a look's frames are refused on a model photo
+// without a figure the engine can separate.
+const reasonLookNoFigure = "The look's model photo has no standing figure on a plain background that the local engine can separate " +
+	"(a portrait, a figure before a real scene or a product is not one); its look frames stand studio figures only, as try-on does."
+
+// noFigure is a look's refusal of its model photo, with cause.
+func noFigure(cause error) error {
+	return &engine.Error{Fault: engine.FaultInput, Tool: tool.Lookbook, Code: engine.CodeNoFigure, Reason: reasonLookNoFigure, Err: cause}
+}
+
+// lookFigure measures model at lookCheckEdge as try-on measures its model:
+// a standing figure on a plain ground, or the refusal noFigure.
+func lookFigure(ctx context.Context, model *image.NRGBA) error {
+	if _, err := findMatteOn(picture.FitLong(model, lookCheckEdge), tool.Lookbook, need{plainOnly: true, kind: cutFigure}); err != nil {
+		return noFigure(err)
+	}
+	return alive(ctx)
+}
+
+// CheckModel tells whether a look can stand on the model photo data
+// (engine.ModelChecker): nil when it holds a standing figure the engine
+// can separate, else the input fault every frame of the look would fail
+// with (code NO_FIGURE, or the photo's own fault when it cannot be read).
+// The look's develops ask it before anything is held.
+func (Lookbook) CheckModel(ctx context.Context, data []byte) error {
+	model, err := engine.DecodeInput(tool.Lookbook, "model", data)
+	if err != nil {
+		return err
+	}
+	return lookFigure(ctx, model)
+}
+
+// Preflight answers what CheckModel finds in r's model photo as one
+// problem about the role model (engine.Preflighter); none when a look can
+// stand on it.
+func (l Lookbook) Preflight(ctx context.Context, r engine.Request) ([]engine.Problem, error) {
+	data, ok := r.Input("model")
+	if !ok {
+		return nil, nil
+	}
+	err := l.CheckModel(ctx, data)
+	e, isEngine := errors.AsType[*engine.Error](err)
+	switch {
+	case err == nil:
+		return nil, nil
+	case !isEngine || e.Fault != engine.FaultInput:
+		return nil, err
+	}
+	code := e.Code
+	if code == "" {
+		code = CodeLowConfidence
+	}
+	return []engine.Problem{{Code: code, Message: e.Reason, Role: "model"}}, nil
 }
 
 // lookCanvas is the frame's size: the shape's aspect (the model's without

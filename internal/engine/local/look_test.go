@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"math"
 	"testing"
 
 	"studio/internal/engine"
@@ -32,12 +33,39 @@ func lookFixture(t *testing.T, w, h int, c color.NRGBA) []byte {
 	return buf.Bytes()
 }
 
+// figureFixture is a standing figure on a plain light ground: a head, a
+// torso in a knit, legs in dark trousers.
+func figureFixture(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.NRGBA{R: 0xf0, G: 0xef, B: 0xec, A: 0xff}
+			cx, fy := float64(x-w/2)/float64(w), float64(y)/float64(h)
+			switch {
+			case fy > 0.06 && fy < 0.17 && cx*cx/0.0036+(fy-0.115)*(fy-0.115)/0.003 < 1:
+				c = color.NRGBA{R: 0xd6, G: 0xa0, B: 0x80, A: 0xff} // head
+			case fy >= 0.17 && fy < 0.55 && math.Abs(cx) < 0.16:
+				c = color.NRGBA{R: 0x2a, G: 0x3a, B: 0x90, A: 0xff} // torso
+			case fy >= 0.55 && fy < 0.96 && math.Abs(cx) > 0.02 && math.Abs(cx) < 0.12:
+				c = color.NRGBA{R: 0x3a, G: 0x3a, B: 0x40, A: 0xff} // legs
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 92}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func TestLookbookTool(t *testing.T) {
 	eng := engine.Chain(New(), NewLookbook())
 	if !eng.Can("lookbook") {
 		t.Fatal("the chained local engine cannot perform lookbook")
 	}
-	model := lookFixture(t, 120, 240, color.NRGBA{R: 60, G: 50, B: 45, A: 255})
+	model := figureFixture(t, 150, 240)
 	piece := lookFixture(t, 100, 100, color.NRGBA{R: 30, G: 60, B: 140, A: 255})
 	bag := lookFixture(t, 80, 80, color.NRGBA{R: 150, G: 40, B: 40, A: 255})
 	lock := engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1080, Height: 1350},

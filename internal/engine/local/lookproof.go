@@ -94,13 +94,12 @@ func frameOf(r engine.Request) (framing, string) {
 const maxDressEdge = 2400
 
 // dressed is the model cut out of its photo at its own resolution (long
-// edge at most maxDressEdge), fig measured on it (nil when no figure was
-// found: img is then the whole photo), and every piece cut out, hero
-// first; heroAt is where the hero lies on the body in img's pixels, as
+// edge at most maxDressEdge), fig measured on it, and every piece cut
+// out, hero first; heroAt is where the hero lies on the body in img's pixels, as
 // tryon lays a top (empty when it lies nowhere: it is then a swatch).
 type dressed struct {
 	img    *image.NRGBA
-	fig    *figure
+	fig    figure
 	cuts   []*image.NRGBA
 	heroAt image.Rectangle
 }
@@ -111,13 +110,18 @@ func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
 	if err != nil {
 		return dressed{}, err
 	}
-	model = picture.FitLong(model, maxDressEdge)
-	d := dressed{img: model}
-	if m, err := findMatte(model, r.Tool); err == nil {
-		d.img = cutout(model, m, model.Rect)
-		f := measureFigure(m)
-		d.fig = &f
+	// A look stands a figure: a photo the engine cannot separate into one
+	// (a portrait, a figure on a real ground, a product) is refused, as
+	// try-on refuses it, never staged whole on a card.
+	if err := lookFigure(ctx, model); err != nil {
+		return dressed{}, err
 	}
+	model = picture.FitLong(model, maxDressEdge)
+	m, err := findMatteOn(model, r.Tool, need{plainOnly: true, kind: cutFigure})
+	if err != nil {
+		return dressed{}, noFigure(err)
+	}
+	d := dressed{img: cutout(model, m, model.Rect), fig: measureFigure(m)}
 	if err := alive(ctx); err != nil {
 		return dressed{}, err
 	}
@@ -133,7 +137,7 @@ func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
 		}
 		d.cuts = append(d.cuts, cut)
 	}
-	if len(d.cuts) > 0 && d.fig != nil {
+	if len(d.cuts) > 0 {
 		f, cut := d.fig, d.cuts[0]
 		pw := 1.15 * f.shoulderW
 		ph := float64(cut.Rect.Dy()) * pw / float64(cut.Rect.Dx())
@@ -149,10 +153,7 @@ func dressModel(ctx context.Context, r engine.Request) (dressed, error) {
 // its own asset.
 func stage(ground *image.NRGBA, d dressed, f framing) {
 	w, h := ground.Rect.Dx(), ground.Rect.Dy()
-	top, height, axis := 0.0, float64(d.img.Rect.Dy()), float64(d.img.Rect.Dx())/2
-	if d.fig != nil {
-		top, height, axis = d.fig.top, d.fig.height, d.fig.axis
-	}
+	top, height, axis := d.fig.top, d.fig.height, d.fig.axis
 	y0, y1 := top+f.top*height, top+f.bottom*height
 	s := f.fill * float64(h) / (y1 - y0)
 	// Where the figure's pixel (0, 0) lands in the frame: a full figure

@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"errors"
 	"go/build"
 	"image"
 	"image/color"
@@ -22,6 +23,7 @@ import (
 	"studio/internal/engine/local"
 	"studio/internal/engine/segment/segtest"
 	"studio/internal/ledger"
+	"studio/internal/picture"
 )
 
 // proofFigure is a standing figure on a studio sweep, w x h: skin for the
@@ -214,9 +216,9 @@ func TestLookProofSheet(t *testing.T) {
 		cells = append(cells, frameCell(f, name))
 	}
 	writePNG(t, filepath.Join(out, "sheet.png"), sheet(cells, 5))
-	// Real photographs as the model (python3-skimage): the cameraman is
-	// separated; the astronaut is refused by the separation, so the whole
-	// photo stands.
+	// Real photographs as the model (python3-skimage): the cameraman on his
+	// field and the astronaut's portrait are refused (no standing figure
+	// on a plain ground); a refused photo has no cell.
 	modcache := os.Getenv("GOMODCACHE")
 	if modcache == "" {
 		modcache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
@@ -228,6 +230,9 @@ func TestLookProofSheet(t *testing.T) {
 			continue
 		}
 		material := append([]engine.Input{{Role: "model", Data: encPNG(t, img)}}, proofMaterial()[1:]...)
+		if local.NewLookbook().CheckModel(context.Background(), material[0].Data) != nil {
+			continue
+		}
 		for _, k := range []string{"", "walking", "three-quarter", "close-up", "detail"} {
 			cells = append(cells, frameCell(proofOf(t, material, k), strings.TrimSuffix(name, ".png")+" "+k))
 		}
@@ -246,4 +251,47 @@ func frameCell(f *image.NRGBA, name string) *image.NRGBA {
 	d := font.Drawer{Dst: c, Src: image.NewUniform(color.White), Face: basicfont.Face7x13, Dot: fixed.P(4, th.Rect.Dy()+14)}
 	d.DrawString(name)
 	return c
+}
+
+// TestLookOnPortrait: a look whose model photo is a real portrait (Grace
+// Hopper at half length before a flag) is refused:
+// the look's develop asks CheckModel before it holds anything, a frame
+// composed anyway fails as an input fault (its hold voided), and the
+// lookbook engine's preflight says why, all under NO_FIGURE with the same
+// plain reason. (TestLookbookTool's figure stands.)
+func TestLookOnPortrait(t *testing.T) {
+	lb := local.NewLookbook()
+	ctx := context.Background()
+	piece := encJPEG(t, garmentImage(96))
+	for _, name := range []string{"grace-hopper"} {
+		paths, _ := filepath.Glob(filepath.Join(segtest.PhotosDir(), "*", name+".jpg"))
+		if len(paths) != 1 {
+			t.Fatalf("photo %s: %v", name, paths)
+		}
+		photo, err := os.ReadFile(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := picture.Decode(photo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := encJPEG(t, picture.FitLong(img, 256)) // the measure's answer at a quarter of the pixels
+		noFigure := func(what string, err error) {
+			t.Helper()
+			e, ok := errors.AsType[*engine.Error](err)
+			if !ok || e.Fault != engine.FaultInput || e.Code != engine.CodeNoFigure || !strings.Contains(e.Reason, "no standing figure") {
+				t.Errorf("%s, %s: %v; want an input fault NO_FIGURE saying there is no standing figure", name, what, err)
+			}
+		}
+		noFigure("CheckModel", lb.CheckModel(ctx, data))
+		material := []engine.Input{{Role: "model", Data: data}, {Role: "item", Data: piece}}
+		_, err = engine.Chain(local.New(), lb).Run(ctx, engine.Request{Tool: "lookbook", Tier: ledger.Tier1K,
+			Inputs: material, Params: map[string]string{"aesthetic": "studio", "stage": "lock"}})
+		noFigure("the lock frame", err)
+		problems, err := lb.Preflight(ctx, engine.Request{Tool: "lookbook", Tier: ledger.Tier1K, Inputs: material})
+		if err != nil || len(problems) != 1 || problems[0].Code != engine.CodeNoFigure || problems[0].Role != "model" || problems[0].Message == "" {
+			t.Errorf("%s, preflight: %+v, %v; want one NO_FIGURE problem about the model", name, problems, err)
+		}
+	}
 }
