@@ -58,12 +58,15 @@ func TestEngines(t *testing.T) {
 	both := Config{FalKey: "k", FalURL: "http://fal.test", FashnKey: "k", FashnURL: "http://fashn.test", AIImageBaseURL: "http://img.test"}
 	falFirst := both
 	falFirst.EngineOrder, _ = parseEngineOrder("fal, local")
+	apiFirst := Config{FalKey: "k", FalURL: "http://fal.test", AIImageBaseURL: "http://img.test"}
+	apiFirst.EngineOrder, _ = parseEngineOrder("image-api")
 	cases := []struct {
 		name      string
 		cfg       Config
 		lookbook  string
 		character string
 		upscale   string
+		restores  bool // the image endpoint's answers go through fal's upscale model
 		err       bool
 	}{
 		{name: "FASHN only", cfg: Config{FashnKey: "k", FashnURL: "http://fashn.test"}, lookbook: "fashn", character: "fashn", upscale: "local"},
@@ -74,6 +77,8 @@ func TestEngines(t *testing.T) {
 			lookbook: "image-api", character: "image-api", upscale: "local"},
 		{name: "fal and the image endpoint", cfg: Config{FalKey: "k", FalURL: "http://fal.test", AIImageBaseURL: "http://img.test"},
 			lookbook: "fal", character: "fal", upscale: "fal"},
+		{name: "the image endpoint before fal restores through fal", cfg: apiFirst,
+			lookbook: "image-api", character: "image-api", upscale: "fal", restores: true},
 		{name: "a bad image endpoint", cfg: Config{AIImageBaseURL: "ftp://img.test"}, err: true},
 		{name: "a bad FASHN URL", cfg: Config{FashnKey: "k", FashnURL: "ftp://fashn.test"}, err: true},
 	}
@@ -93,6 +98,9 @@ func TestEngines(t *testing.T) {
 				if got, _ := engine.Provider(eng, tool); got != want {
 					t.Errorf("%s is served by %q; want %q", tool, got, want)
 				}
+			}
+			if got := engine.Restores(engine.Serving(eng, "lookbook"), "lookbook"); got != c.restores {
+				t.Errorf("look frames restored through a restoration model: %v; want %v", got, c.restores)
 			}
 		})
 	}

@@ -281,7 +281,8 @@ func parseEngineOrder(v string) ([]string, error) {
 // tool) always, the image endpoint engine when AI_IMAGE_BASE_URL is set,
 // the fal engine when FAL_KEY is set and the FASHN engine when
 // FASHN_API_KEY is set, chained in ENGINE_ORDER: each tool runs on the
-// first that can perform it. wrapLocal, when not nil, wraps each local
+// first that can perform it. With fal, the image endpoint's answers
+// smaller than a frame go through fal's upscale model (its Enlarge). wrapLocal, when not nil, wraps each local
 // engine (Options.LocalEngine).
 func engines(cfg Config, wrapLocal func(engine.Engine) engine.Engine) (engine.Engine, *fal.Engine, error) {
 	locals := []engine.Engine{local.New(), local.NewLookbook()}
@@ -291,9 +292,10 @@ func engines(cfg Config, wrapLocal func(engine.Engine) engine.Engine) (engine.En
 		}
 	}
 	built := map[string][]engine.Engine{tool.Local: locals}
+	var img *imageapi.Engine
 	if cfg.AIImageBaseURL != "" {
-		img, err := imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel)
-		if err != nil {
+		var err error
+		if img, err = imageapi.New(cfg.AIImageBaseURL, cfg.AIImageAPIKey, cfg.AIImageModel); err != nil {
 			return nil, nil, err
 		}
 		built[tool.ImageAPI] = []engine.Engine{img}
@@ -312,6 +314,11 @@ func engines(cfg Config, wrapLocal func(engine.Engine) engine.Engine) (engine.En
 			return nil, nil, err
 		}
 		built[tool.Fashn] = []engine.Engine{fa}
+	}
+	if img != nil && f != nil && f.Can("upscale") {
+		// The image endpoint answers at most 1536 px: with fal there, a
+		// larger frame goes through fal's upscale model (issue 27).
+		img.SetEnlarger(f)
 	}
 	order := cfg.EngineOrder
 	if len(order) == 0 {

@@ -395,6 +395,9 @@ func Provider(e Engine, name string) (engine, note string) {
 	}
 	t, _ := tool.Get(name)
 	engine, note = s.Name(), t.Note(s.Name())
+	if Restores(s, name) {
+		note = t.Restored[s.Name()]
+	}
 	if engine == tool.Lookbook {
 		engine = tool.Local
 	}
@@ -405,14 +408,17 @@ func Provider(e Engine, name string) (engine, note string) {
 // each tool's row set to what the engine within e that serves it charges
 // (tool.Priced), so the local engine's look frames, proofs, cost a proof's
 // price, and an answer an engine enlarges beyond what it delivers (the
-// image endpoint's 2k and 4k characters) costs the quality delivered. The chain picks a tool's engine once, when it is built, and a
-// develop never falls over to another engine, so the hold a submit takes
-// at this price is the price of the engine that renders it.
+// image endpoint's 2k and 4k characters, without a restoration model)
+// costs the quality delivered, while one a restoration model enlarges
+// (Restores) costs the tier asked. The chain picks a tool's engine once,
+// when it is built, and a develop never falls over to another engine, so
+// the hold a submit takes at this price is the price of the engine that
+// renders it.
 func Prices(e Engine, p ledger.Prices) ledger.Prices {
-	return tool.Priced(p, func(name string) string {
+	return tool.Priced(p, func(name string) (string, bool) {
 		if s := Serving(e, name); s != nil {
-			return s.Name()
+			return s.Name(), Restores(s, name)
 		}
-		return ""
+		return "", false
 	})
 }

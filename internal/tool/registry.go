@@ -77,9 +77,10 @@ var registry = []Tool{
 			Description: "The frame's aspect, without an image."},
 	), Prices: prices(6, 9, 13), Engines: []string{Fal, ImageAPI, Fashn}, Aspect: "aspect",
 		Notes: map[string]string{
-			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k character is that answer enlarged (no restoration model), priced at 1k, the quality delivered.",
+			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k character is that answer enlarged (no restoration model), priced at 1k, the quality delivered. Set FAL_KEY to restore it through fal's upscale model and develop it at the quality asked.",
 		},
-		Native: map[string]ledger.Tier{ImageAPI: ledger.Tier1K}},
+		Native:   map[string]ledger.Tier{ImageAPI: ledger.Tier1K},
+		Restored: map[string]string{ImageAPI: restoredOnFal("character")}},
 	{Name: "lookbook", Title: "Look frame",
 		Roles: []Role{{Name: "model", Required: true}, {Name: "item", Most: 6}, {Name: "background"}, {Name: "base"}},
 		Options: options(
@@ -100,9 +101,10 @@ var registry = []Tool{
 		), Prices: prices(8, 12, 18), Engines: []string{Lookbook, Fal, ImageAPI, Fashn},
 		ProofPrices: map[string]ledger.TierPrices{Lookbook: prices(1, 1, 1)},
 		Notes: map[string]string{
-			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k frame is that answer enlarged (no restoration model), priced at 1k, the quality delivered.",
+			ImageAPI: "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k frame is that answer enlarged (no restoration model), priced at 1k, the quality delivered. Set FAL_KEY to restore it through fal's upscale model and develop it at the quality asked.",
 			Lookbook: "Layout proof: the local engine stands the model on the ground with the hero piece laid on the body and the other pieces as swatches; it does not dress or re-pose the model. Set FASHN_API_KEY, FAL_KEY or AI_IMAGE_BASE_URL for generated look frames."},
-		Native: map[string]ledger.Tier{ImageAPI: ledger.Tier1K}},
+		Native:   map[string]ledger.Tier{ImageAPI: ledger.Tier1K},
+		Restored: map[string]string{ImageAPI: restoredOnFal("frame")}},
 	{Name: "lookbook-video", Title: "Lookbook video", Submit: true, Roles: image,
 		Options: options(Option{Name: "prompt", Type: TypeString, Engines: []string{Fal, Fashn},
 			Description: "How the model moves; a gentle walk towards the camera when absent."}),
@@ -114,4 +116,11 @@ var registry = []Tool{
 		Native: map[string]ledger.Tier{Fal: ledger.Tier1K, Fashn: ledger.Tier1K}},
 	{Name: "remove-background", Title: "Remove background", Submit: true, Roles: image, Options: options(),
 		Prices: prices(2, 2, 2), Engines: localFalAndFashn},
+}
+
+// restoredOnFal is the note of a tool the image endpoint answers below 2k
+// when fal's upscale model restores its answers (issue 27).
+func restoredOnFal(what string) string {
+	return "The image endpoint answers at most 1536 px on the long edge: a 2k or 4k " + what +
+		" is that answer restored to the quality asked by fal's upscale model (a second request, to fal), and priced at the quality asked."
 }

@@ -76,6 +76,11 @@ type Tool struct {
 	// tier's price (issue 27: a resampled answer is priced at the quality
 	// delivered, and its Note says so).
 	Native map[string]ledger.Tier
+	// Restored is, by engine, the note that replaces Notes where the
+	// engine sends an answer below the tier through a restoration model
+	// (fal's, issue 27): the tool is then charged at the tier asked, not
+	// at Native's.
+	Restored map[string]string
 }
 
 // Role is an input role of a tool.
@@ -296,21 +301,23 @@ func DefaultPrices() ledger.Prices {
 // serves it, as serving names it ("" when none does), where that engine
 // performs the tool only as a proof (Tool.ProofPrices), and with its tiers
 // above the engine's native one at that one's price where the engine
-// answers below 4k and enlarges (Tool.Native: priced at the quality
-// delivered, issue 27): the live table of a process whose engines are
-// built. p itself is not changed.
-func Priced(p ledger.Prices, serving func(tool string) string) ledger.Prices {
+// answers below 4k and enlarges by resampling (Tool.Native: priced at the
+// quality delivered, issue 27). Where serving says the engine restores
+// its answers through a restoration model (restored), the tiers keep
+// their price: the tier asked is the tier delivered. It is the live table
+// of a process whose engines are built; p itself is not changed.
+func Priced(p ledger.Prices, serving func(tool string) (engine string, restored bool)) ledger.Prices {
 	p.Tools = slices.Clone(p.Tools)
 	for i, row := range p.Tools {
 		t, ok := Get(row.Tool)
 		if !ok {
 			continue
 		}
-		on := serving(row.Tool)
+		on, restored := serving(row.Tool)
 		if proof, ok := t.ProofPrices[on]; ok {
 			p.Tools[i].Prices = proof
 		}
-		if native, ok := t.Native[on]; ok {
+		if native, ok := t.Native[on]; ok && !restored {
 			p.Tools[i].Prices = capped(p.Tools[i].Prices, native)
 		}
 	}
@@ -337,6 +344,7 @@ func (t Tool) clone() Tool {
 	t.Notes = maps.Clone(t.Notes)
 	t.ProofPrices = maps.Clone(t.ProofPrices)
 	t.Native = maps.Clone(t.Native)
+	t.Restored = maps.Clone(t.Restored)
 	t.Options = slices.Clone(t.Options)
 	for i, o := range t.Options {
 		t.Options[i].Legal = slices.Clone(o.Legal)

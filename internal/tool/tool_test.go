@@ -118,29 +118,35 @@ func TestDefaultPrices(t *testing.T) {
 }
 
 // TestPriced: the live table takes the proof row of the engine that serves
-// a tool (the local look frame: 1 token at every quality, DECISIONS §11)
-// and the default row on any other engine; the default table is untouched.
+// a tool (the local look frame: 1 token at every quality, DECISIONS §11),
+// the native tier's price above it where the engine enlarges by
+// resampling (the image endpoint), the tier asked where a restoration
+// model enlarges it, and the default row on any other engine; the default
+// table is untouched.
 func TestPriced(t *testing.T) {
 	tests := []struct {
-		serving string
-		want    ledger.TierPrices
+		serving  string
+		restored bool
+		want     ledger.TierPrices
 	}{
-		{tool.Lookbook, ledger.TierPrices{K1: 1, K2: 1, K4: 1}},
-		{tool.Fal, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
-		{tool.Fashn, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
-		{"", ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{tool.Lookbook, false, ledger.TierPrices{K1: 1, K2: 1, K4: 1}},
+		{tool.Fal, false, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{tool.Fashn, false, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{tool.ImageAPI, false, ledger.TierPrices{K1: 8, K2: 8, K4: 8}},
+		{tool.ImageAPI, true, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
+		{"", false, ledger.TierPrices{K1: 8, K2: 12, K4: 18}},
 	}
 	for _, tt := range tests {
 		def := tool.DefaultPrices()
-		p := tool.Priced(def, func(name string) string {
+		p := tool.Priced(def, func(name string) (string, bool) {
 			if name == "lookbook" {
-				return tt.serving
+				return tt.serving, tt.restored
 			}
-			return tool.Local
+			return tool.Local, false
 		})
 		for _, tier := range ledger.Tiers {
 			if got := p.Tool("lookbook", tier); got != tt.want.At(tier) {
-				t.Errorf("a look frame served by %q at %s costs %d; want %d", tt.serving, tier, got, tt.want.At(tier))
+				t.Errorf("a look frame served by %q (restored %v) at %s costs %d; want %d", tt.serving, tt.restored, tier, got, tt.want.At(tier))
 			}
 		}
 		if got := p.Tool("tryon", ledger.Tier4K); got != 18 {

@@ -64,18 +64,8 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
 			"the look model answered a %dx%d picture, not the %s frame it was asked for", w, h, asked), nil)
 	}
-	if long := max(w, h); long*100 < b.LongEdge()*97 && e.Models["upscale"] != "" {
-		scale := 4
-		if 2*long >= b.LongEdge() {
-			scale = 2
-		}
-		up, err := e.do(ctx, r.Tool, call{model: e.Models["upscale"], input: map[string]any{
-			"image_url": out.URL, "scale": scale, "model": "RealESRGAN_x4plus", "output_format": "png",
-		}})
-		if err != nil {
-			return engine.Result{}, err
-		}
-		if img, w, h, err = e.fetchImage(ctx, r.Tool, up.URL); err != nil {
+	if long := max(w, h); engine.Undersized(long, b.LongEdge()) && e.Models["upscale"] != "" {
+		if img, w, h, err = e.restore(ctx, r.Tool, out.URL, long, b.LongEdge()); err != nil {
 			return engine.Result{}, err
 		}
 		if !lookbrief.Fits(asked, w, h) {
@@ -101,4 +91,40 @@ func (e *Engine) fetchImage(ctx context.Context, tool, u string) (*image.NRGBA, 
 		return nil, 0, 0, Upstream.BadResult(tool, "it is not an image we can read", err)
 	}
 	return img, img.Rect.Dx(), img.Rect.Dy(), nil
+}
+
+// restore is the restoration pass: the picture at imageURL (fal's own
+// result URL, or a data URI), whose long edge is long, through the
+// upscale model at the whole scale that reaches want (2 or 4), decoded.
+func (e *Engine) restore(ctx context.Context, tool, imageURL string, long, want int) (*image.NRGBA, int, int, error) {
+	up, err := e.do(ctx, tool, call{model: e.Models["upscale"], input: map[string]any{
+		"image_url": imageURL, "scale": engine.RestoreScale(long, want), "model": "RealESRGAN_x4plus", "output_format": "png",
+	}})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return e.fetchImage(ctx, tool, up.URL)
+}
+
+// Enlarge is the restoration pass for another engine's answer (the image
+// endpoint's, engine.Enlarger): data goes to the upscale model as a data
+// URI, at the whole scale that takes its long edge to long. A request
+// that fails after fal took it is cancelled there (do); the picture
+// answered must keep data's aspect within 3%.
+func (e *Engine) Enlarge(ctx context.Context, tool string, data []byte, long int) (*image.NRGBA, error) {
+	if e.Models["upscale"] == "" {
+		return nil, fmt.Errorf("%w: fal has no upscale model to restore %s with", engine.ErrUnsupported, tool)
+	}
+	mime, w, h, err := picture.Probe(data)
+	if err != nil {
+		return nil, engine.ProviderError(tool, "The picture to restore is not one we can read.", err)
+	}
+	img, rw, rh, err := e.restore(ctx, tool, "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(data), max(w, h), long)
+	if err != nil {
+		return nil, err
+	}
+	if !lookbrief.Fits(fmt.Sprintf("%d:%d", w, h), rw, rh) || engine.Undersized(max(rw, rh), long) {
+		return nil, Upstream.BadResult(tool, fmt.Sprintf("the restoration pass answered a %dx%d picture for a %dx%d one", rw, rh, w, h), nil)
+	}
+	return img, nil
 }

@@ -18,9 +18,13 @@
 //
 // A look frame is briefed by package lookbrief (the references in order,
 // the riding marks last, one prompt), asked at the size nearest the
-// frame's aspect, and fitted to the frame's exact size with engine.FinishSized (a Lanczos resample up to the
-// tier's pixels: the endpoint has no upscale model, and its sizes stop at
-// 1536). An answer not of the size asked (beyond 3% in aspect, or under 256
+// frame's aspect, and fitted to the frame's exact size with
+// engine.FinishSized. The endpoint's sizes stop at 1536: a frame larger
+// than the answer (a 2k or 4k character or look frame) goes through a
+// restoration model when the wiring gave the engine one (SetEnlarger:
+// fal's upscale model, when FAL_KEY is set), and is charged the tier
+// asked; without one it is a Lanczos resample of the answer, priced at
+// 1k, the quality delivered (tool.Tool.Native), as the catalog's note says. An answer not of the size asked (beyond 3% in aspect, or under 256
 // px) fails the frame; a refusal by the endpoint's safety system (an error
 // whose code is moderation_blocked or content_policy_violation) is an input
 // fault with a plain reason. Every other non-2xx answer is a provider fault.
@@ -66,7 +70,18 @@ type Engine struct {
 	model   string
 	client  *http.Client
 	backoff engine.Backoff
+	enlarge engine.Enlarger // the restoration pass; nil resamples
 }
+
+// SetEnlarger gives the engine a restoration model for answers smaller
+// than the frame (fal's, engine.Enlarger); call it before the engine is
+// used.
+func (e *Engine) SetEnlarger(x engine.Enlarger) { e.enlarge = x }
+
+// Restores reports whether an answer below the frame of tool goes through
+// a restoration model (engine.Restoring): whenever the engine has one,
+// for both its tools.
+func (e *Engine) Restores(name string) bool { return e.enlarge != nil && e.Can(name) }
 
 // SetBackoff replaces the request's backoff (engine.DefaultBackoff); call
 // it before the engine is used.
@@ -148,6 +163,16 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if !lookbrief.Fits(strings.Replace(size, "x", ":", 1), w, h) || max(w, h) < lookbrief.MinEdge {
 		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf("a %dx%d picture, not the %s it was asked for", w, h, size), nil)
+	}
+	want := r.Tier.Pixels()
+	if r.Tool == lookbrief.Tool {
+		fw, fh := lookbrief.FrameSize(r)
+		want = max(fw, fh)
+	}
+	if e.enlarge != nil && engine.Undersized(max(w, h), want) {
+		if img, err = e.enlarge.Enlarge(ctx, r.Tool, data, want); err != nil {
+			return engine.Result{}, err
+		}
 	}
 	var res engine.Result
 	if r.Tool == lookbrief.Tool {

@@ -12,7 +12,8 @@
 //
 // By default every model answers honestly: the look model
 // (nano-banana-pro/edit) at its resolution (1K, 2K, 4K on the long edge)
-// and aspect_ratio; the upscale model at its input's size times scale;
+// and aspect_ratio; the upscale model at its input's size (a submission's
+// result URL, or a data URI) times scale;
 // kling's image-to-video a 1280x720 MP4 ({video: {url, content_type}});
 // a model given an image_size (flux/dev) that size; any other 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
@@ -20,12 +21,14 @@
 // A submission may be scripted to take a fixed time (Takes: its status
 // stays IN_PROGRESS that long) or not to finish: Stuck keeps its status
 // IN_PROGRESS for ever, Hang leaves its status requests unanswered (a
-// connection that never answers) until the client gives up. PUT
+// connection that never answers) until the client gives up, Lost answers
+// them 503 (fal took the request and its status cannot be read). PUT
 // .../requests/{id}/cancel answers 202 CANCELLATION_REQUESTED, as fal
 // documents, and is recorded (Cancelled).
 package faltest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -36,8 +39,10 @@ import (
 	"sync"
 	"testing"
 
-	"studio/internal/engine/hosted/hostedtest"
 	"time"
+
+	"studio/internal/engine/hosted/hostedtest"
+	"studio/internal/picture"
 )
 
 // Answer is how the server answers one submission.
@@ -47,6 +52,7 @@ type Answer struct {
 	Refuse        bool // the response is 422 content_policy_violation
 	Stuck         bool // the status stays IN_PROGRESS for ever
 	Hang          bool // status requests are never answered
+	Lost          bool // status requests are answered 503, every one
 	// Takes keeps the status IN_PROGRESS until this long after the
 	// submission: a render of a fixed time that costs no CPU.
 	Takes time.Duration
@@ -155,6 +161,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch a := s.answerOf(sub); {
+		case a.Lost:
+			hostedtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"detail": "Service Unavailable"})
+			return
 		case a.Hang:
 			select { // the connection never answers
 			case <-r.Context().Done():
@@ -246,6 +255,15 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 	case strings.Contains(model, "esrgan"):
 		scale, _ := input["scale"].(float64)
 		u, _ := input["image_url"].(string)
+		if rest, ok := strings.CutPrefix(u, "data:"); ok {
+			// Another engine's answer, sent as a data URI (the image
+			// endpoint's restoration pass).
+			_, payload, _ := strings.Cut(rest, ",")
+			data, _ := base64.StdEncoding.DecodeString(payload)
+			if _, w, h, err := picture.Probe(data); err == nil {
+				return int(float64(w) * scale), int(float64(h) * scale)
+			}
+		}
 		id := strings.TrimSuffix(u[strings.LastIndex(u, "/")+1:], ".png")
 		for _, sub := range s.subs {
 			if sub.ID == id {
