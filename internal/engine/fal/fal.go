@@ -346,11 +346,31 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	if err != nil {
 		return engine.Result{}, Upstream.BadResult(r.Tool, "it is not an image we can read", err)
 	}
+	if long := max(img.Rect.Dx(), img.Rect.Dy()); restored(r) && engine.Undersized(long, r.Tier.Pixels()) && e.Models["upscale"] != "" {
+		// flux/dev answers at its native size (fluxNative): the
+		// restoration pass takes it to the tier.
+		w, h := img.Rect.Dx(), img.Rect.Dy()
+		if img, _, _, err = e.restore(ctx, r.Tool, f.URL, long, r.Tier.Pixels()); err != nil {
+			return engine.Result{}, err
+		}
+		if rw, rh := img.Rect.Dx(), img.Rect.Dy(); !lookbrief.Fits(fmt.Sprintf("%d:%d", w, h), rw, rh) {
+			return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf("the restoration pass answered a %dx%d picture for a %dx%d one", rw, rh, w, h), nil)
+		}
+	}
 	res, err := engine.Finish(img, r.Tier, finishShape(r), r.Tool == "remove-background")
 	if err != nil {
 		return engine.Result{}, engine.ProviderError(r.Tool, "fal's result could not be finished.", err)
 	}
 	return res, nil
+}
+
+// restored reports whether a result of r below the tier goes through the
+// restoration pass: a character made from words (flux/dev, asked at its
+// native size). The other models answer at their own size and are
+// finished at the tier as they are.
+func restored(r engine.Request) bool {
+	_, photo := r.Input("image")
+	return r.Tool == "generate-character" && !photo
 }
 
 // download fetches a result file of at most limit bytes: a data URI, or

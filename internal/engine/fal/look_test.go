@@ -164,7 +164,8 @@ func near(a, b color.NRGBA) bool {
 }
 
 // TestGenerativeOnStandIn: generate-character (from words on flux/dev at
-// the tier's own size, from a reference on kontext), a reframe to a ratio
+// its native size, the 1k canvas, a 2k one then through the upscale model;
+// from a reference on kontext), a reframe to a ratio
 // the expand model does not accept, and lookbook-video (kling) against the
 // stand-in: each call's input as fal documents it, the result at the
 // aspect asked, and a flagged answer refused plainly.
@@ -179,13 +180,14 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		w, h   int
 		mime   string
 		fail   string
+		pass   float64 // the restoration pass's scale; 0: none
 	}{
 		{name: "character from words", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
 			model: "fal-ai/flux/dev", input: map[string]any{"prompt": "A tall model", "num_images": 1.0, "image_size": map[string]any{"width": 819.0, "height": 1024.0}},
 			w: 819, h: 1024, mime: "image/jpeg"},
-		{name: "a 2k character from words is asked at 2k's size", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier2K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
-			model: "fal-ai/flux/dev", input: map[string]any{"image_size": map[string]any{"width": 1638.0, "height": 2048.0}},
-			w: 1638, h: 2048, mime: "image/jpeg"},
+		{name: "a 2k character from words is asked at flux's native size and restored", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier2K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
+			model: "fal-ai/flux/dev", input: map[string]any{"image_size": map[string]any{"width": 819.0, "height": 1024.0}},
+			w: 1638, h: 2048, mime: "image/jpeg", pass: 2},
 		{name: "a character fal sized a little off is composed for the aspect asked", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
 			answer: faltest.Answer{Width: 816, Height: 1024}, model: "fal-ai/flux/dev", input: map[string]any{"image_size": map[string]any{"width": 819.0, "height": 1024.0}},
 			w: 819, h: 1024, mime: "image/jpeg"},
@@ -217,8 +219,12 @@ func TestGenerativeOnStandIn(t *testing.T) {
 			}
 			res, err := e.Run(context.Background(), c.req)
 			subs := srv.Submits()
-			if len(subs) != 1 || subs[0].Model != c.model {
+			switch {
+			case c.pass == 0 && (len(subs) != 1 || subs[0].Model != c.model):
 				t.Fatalf("calls %+v; want one to %s", subs, c.model)
+			case c.pass != 0 && (len(subs) != 2 || subs[0].Model != c.model || subs[1].Model != "fal-ai/esrgan" ||
+				subs[1].Input["scale"] != c.pass || !strings.HasSuffix(fmt.Sprint(subs[1].Input["image_url"]), subs[0].ID+".png")):
+				t.Fatalf("calls %+v; want one to %s, then its answer to the upscale model at scale %v", subs, c.model, c.pass)
 			}
 			for k, v := range c.input {
 				if got := subs[0].Input[k]; fmt.Sprint(got) != fmt.Sprint(v) {

@@ -7,6 +7,7 @@ import (
 
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
+	"studio/internal/ledger"
 	"studio/internal/picture"
 )
 
@@ -160,10 +161,11 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 			in["image_url"] = img
 			prompt = strings.TrimSpace(CharacterFromPhoto + " " + prompt)
 		} else {
-			// flux/dev is asked at the tier's own size (fal's ImageSize takes
-			// any width and height up to 14142), so a 2k or 4k character is
-			// made at its pixels, not enlarged from 1k.
-			w, h := engine.Canvas(r.Tier, targetOrSquare(r))
+			// flux/dev is asked at its native size, the 1k canvas of the
+			// aspect (about one megapixel; FLUX is made for at most two):
+			// a 2k or 4k character is that answer through the restoration
+			// pass (fetchResult), not a 4096x4096 FLUX picture.
+			w, h := engine.Canvas(fluxNative, targetOrSquare(r))
 			in["image_size"] = map[string]int{"width": w, "height": h}
 			in["num_images"] = 1
 		}
@@ -182,6 +184,10 @@ func (e *Engine) buildCall(r engine.Request, uris map[string][]string, sizes map
 	}
 	return call{model: model, input: in, refs: refs}, nil
 }
+
+// fluxNative is the tier whose canvas flux/dev is asked at: a character
+// made from words at a higher tier goes through the restoration pass.
+const fluxNative = ledger.Tier1K
 
 // The instructions of the tools whose model reads only words: sent first,
 // the house's direction (brand clause, the develop's prompt) after them,
