@@ -21,6 +21,8 @@
 #
 # GO_TEST_PKGS overrides the packages (default ./...), e.g. GO_TEST_PKGS=./internal/post.
 # HTTPAPI_SHARDS (default 3) is how many processes run internal/httpapi's tests; 1 runs it whole.
+# TEST_PARALLEL (default 4) is how many test binaries of the other packages run at once (go test -p);
+# most of the slow ones wait more than they compute (processes, a browser, stand-in providers).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -191,7 +193,7 @@ if [[ -z ${GO_TEST_PKGS:-} ]] && ((${HTTPAPI_SHARDS:-3} > 1)); then
 	setsid -w bash scripts/test-shards.sh "$WORK" "${HTTPAPI_SHARDS:-3}" "$GO_TEST_LOG" &
 else
 	log "go test of $runs packages started"
-	setsid -w bash -c 'go test -race -count=1 -timeout=45m -exec "$STUDIO_TEST_EXEC" "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
+	setsid -w bash -c 'go test -race -count=1 -p "${TEST_PARALLEL:-4}" -timeout=45m -exec "$STUDIO_TEST_EXEC" "$@" 2>&1 | tee "$GO_TEST_LOG"; exit "${PIPESTATUS[0]}"' \
 		go-test "${pkgs[@]}" &
 fi
 GO_TEST_PID=$!
