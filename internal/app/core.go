@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -84,8 +85,7 @@ type Core struct {
 	pay        billing.Provider // nil unless BILLING_PROVIDER is set
 	assets     *asset.Service
 	pub        events.Publisher
-	announce   job.Announcer
-	notices    notify.Announcer
+	changed    delivered   // what the services tell of a committed change
 	sender     mail.Sender // the letters: sign-up, seats, shares, the help desk's replies
 	memories   *memory.Service
 	brands     *brand.Service
@@ -160,17 +160,26 @@ func (c *Core) build(ctx context.Context) error {
 			return err
 		}
 	}
+	// The events of a house's changes leave with the transaction that
+	// takes their eventSeq, in seq order: on PostgreSQL as a NOTIFY that
+	// every instance's relay delivers, this one's too; on SQLite straight
+	// to the broker after the commit.
+	if c.Relay != nil {
+		db.OnEvents(sqlstore.EventSink{Notify: func(ctx context.Context, tx *sql.Tx, house string, seq int64, msg []byte) error {
+			return c.Relay.Notify(ctx, tx, house, seq, msg)
+		}})
+	} else {
+		db.OnEvents(sqlstore.EventSink{Publish: c.Events.Publish})
+	}
 	c.pub = events.Publisher{Broker: c.Events, Relay: c.Relay, DB: db.Pool(), Log: log}
-	c.announce = job.Announcer{Pub: c.pub, Log: log}
-	c.notices = notify.Announcer{Pub: c.pub, Log: log}
-	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, c.announce, now)
-	c.Packs = pack.NewService(db, c.Blobs, c.notices, pack.Options{Decoding: c.decoding, Now: now, Log: log})
+	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, c.changed, now)
+	c.Packs = pack.NewService(db, c.Blobs, c.changed, pack.Options{Decoding: c.decoding, Now: now, Log: log})
 	c.Hooks = webhook.NewService(db, webhook.Options{Guard: c.opts.WebhookGuard, Now: now, Log: log, Attempted: c.Metrics.WebhookAttempt})
 	var vision judge.Looker // nil: the local pixel judge alone
 	if v := judge.NewVision(c.ai); v != nil {
 		vision = v
 	}
-	c.Judge = judge.NewService(db, c.Jobs, c.Blobs, vision, c.prices, c.announce, c.notices,
+	c.Judge = judge.NewService(db, c.Jobs, c.Blobs, vision, c.prices, c.changed, c.changed,
 		judge.Options{Decoding: c.decoding, Calls: db, Now: now, Log: log})
 	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
 	if err != nil {
@@ -186,13 +195,20 @@ func (c *Core) build(ctx context.Context) error {
 	}
 	c.Billing = billing.NewService(db, c.pay, billing.Options{Prices: c.prices, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	// A pipeline step that landed queued the next one in the same
-	// transaction: tell its socket, and wake the workers for it.
-	db.OnChained(func(ctx context.Context, j job.Job) {
-		c.announce.JobChanged(ctx, j)
-		c.wakeWorkers()
-	})
+	// transaction (its event left with it): wake the workers for it.
+	db.OnChained(func(context.Context, job.Job) { c.wakeWorkers() })
 	return nil
 }
+
+// delivered is what the services tell of each committed job change and
+// notification. The store has sent the change's event already, with the
+// transaction that took its eventSeq (sqlstore.OnEvents), so that a house's
+// events reach every socket in seq order; nothing is left to send here. A
+// worker process wraps it to wake its webhook senders (wakeOnDone).
+type delivered struct{}
+
+func (delivered) JobChanged(context.Context, job.Job)         {}
+func (delivered) Notify(context.Context, notify.Notification) {}
 
 // wakeWorkers tells this process's workers, if it runs any, that a job
 // may be waiting.

@@ -31,7 +31,7 @@ func NewWorker(core *Core) *Worker {
 	// notes in force, the memories in force where the house lets them
 	// reach develops, then the frame's own words.
 	director := job.Sources{core.brands.Source(), core.Judge.NotesSource(), core.memories.Source(), job.FrameWords}
-	pool := worker.New(core.DB, core.Blobs, core.Engine, wakeOnDone{core.announce, core.Hooks.Wake}, core.Log,
+	pool := worker.New(core.DB, core.Blobs, core.Engine, wakeOnDone{core.changed, core.Hooks.Wake}, core.Log,
 		worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Deadline: cfg.RenderDeadline,
 			Decoding: core.decoding, Now: core.now, Director: director, Judge: core.Judge, Meter: core.Metrics})
 	wake := pool.Wake

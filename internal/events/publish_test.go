@@ -6,15 +6,21 @@ import (
 )
 
 // TestPublisherWithoutRelay checks that a single instance (no relay, as on
-// SQLite) publishes to the local broker.
+// SQLite) publishes a user's message to that user's subscriptions only.
 func TestPublisherWithoutRelay(t *testing.T) {
 	b := NewBroker(Options{})
 	defer b.Close()
-	s := b.Subscribe("A")
-	defer s.Close()
+	mine, other := b.SubscribeAs("A", "u1"), b.SubscribeAs("A", "u2")
+	defer mine.Close()
+	defer other.Close()
 	p := Publisher{Broker: b, Log: slog.New(slog.DiscardHandler)}
-	p.Publish(t.Context(), "A", 3, []byte(`{"type":"job"}`))
-	if m := recv(t, s); m.Seq != 3 || string(m.Data) != `{"type":"job"}` {
+	p.PublishTo(t.Context(), "A", "u1", []byte(`{"type":"chat"}`))
+	if m := recv(t, mine); m.Seq != 0 || string(m.Data) != `{"type":"chat"}` {
 		t.Errorf("got %d %s", m.Seq, m.Data)
+	}
+	select {
+	case m := <-other.C():
+		t.Errorf("another user's subscription got %s", m.Data)
+	default:
 	}
 }

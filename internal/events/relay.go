@@ -53,11 +53,15 @@ type RelayOptions struct {
 	OnNotify func(house string)
 }
 
-// PGRelay copies committed messages between instances that share one
-// PostgreSQL database. It holds a dedicated connection that LISTENs on the
-// channel and publishes every other instance's messages to its local
-// Broker. Messages from its own instance are skipped: they were published
-// locally already.
+// PGRelay carries committed messages to the sockets of every instance that
+// shares one PostgreSQL database. It holds a dedicated connection that
+// LISTENs on the channel and publishes the messages to its local Broker. A
+// house's events (Notify, seq > 0) are delivered from the LISTEN on every
+// instance, this one included, so that every socket receives them in the
+// order PostgreSQL delivers notifications: the order their transactions
+// committed, which for one house is eventSeq order (the store notifies
+// inside the transaction that takes the seq). A message to one user
+// (NotifyTo) is skipped by its own instance, which published it locally.
 //
 // A nil *PGRelay is valid (a single instance, SQLite): Notify does nothing.
 //
@@ -128,12 +132,11 @@ func (r *PGRelay) Close() error {
 	return nil
 }
 
-// Notify sends msg to the other instances through ex. Called with the
-// *sql.Tx that commits the event, PostgreSQL delivers it at commit and
-// never if the transaction rolls back, which is the intended use; called
-// with a *sql.DB it is sent at once. After the commit, publish the same
-// message to the local Broker: receivers skip their own instance's
-// notifications. On a nil relay Notify does nothing.
+// Notify sends msg, the house's event at seq, to every instance's sockets
+// (this one's too) through ex. Called with the *sql.Tx that took seq,
+// PostgreSQL delivers it at commit, in commit order, and never if the
+// transaction rolls back, which is the intended use. On a nil relay Notify
+// does nothing.
 func (r *PGRelay) Notify(ctx context.Context, ex Execer, house string, seq int64, msg []byte) error {
 	return r.notify(ctx, ex, house, "", seq, msg)
 }
@@ -304,18 +307,19 @@ func (r *PGRelay) setConn(c *pgx.Conn) *pgx.Conn {
 	return old
 }
 
-// deliver publishes one notification to the local broker, unless it came
-// from this instance or nobody here watches its house.
+// deliver publishes one notification to the local broker, unless nobody
+// here watches its house or it is this instance's message to one user.
 func (r *PGRelay) deliver(ctx context.Context, raw string) {
 	p, err := decodePayload(raw)
 	if err != nil {
 		r.log.Warn("payload ignored", "err", err)
 		return
 	}
-	if p.instance == r.id {
+	own := p.instance == r.id
+	if own && p.user != "" {
 		return
 	}
-	if r.opts.OnNotify != nil {
+	if !own && r.opts.OnNotify != nil {
 		r.opts.OnNotify(p.house)
 	}
 	if !r.broker.watched(p.house) {

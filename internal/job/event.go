@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 )
 
 // message is the socket message of a job change (DECISIONS §1b).
@@ -13,31 +12,9 @@ type message struct {
 }
 
 // Message encodes the socket message of a job change:
-// {"type":"job","job":{...}}.
+// {"type":"job","job":{...}}. The store sends it with the transaction that
+// takes the change's eventSeq (sqlstore.OnEvents).
 func Message(j Job) ([]byte, error) { return json.Marshal(message{Type: "job", Job: j}) }
-
-// Publisher sends a committed change's encoded message to the house's
-// listeners (events.Publisher).
-type Publisher interface {
-	Publish(ctx context.Context, house string, seq int64, msg []byte)
-}
-
-// Announcer is the Notifier that publishes each job change as its socket
-// message, encoded once.
-type Announcer struct {
-	Pub Publisher
-	Log *slog.Logger
-}
-
-// JobChanged publishes j's message; call it only after the change committed.
-func (a Announcer) JobChanged(ctx context.Context, j Job) {
-	msg, err := Message(j)
-	if err != nil {
-		a.Log.Error("encode a job event", "job", j.ID, "err", err)
-		return
-	}
-	a.Pub.Publish(ctx, j.HouseID, j.EventSeq, msg)
-}
 
 // MessageAt rebuilds the message of the house's change at seq from the
 // store: the relay's fetch for a message too large for a NOTIFY payload.

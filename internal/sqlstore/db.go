@@ -61,6 +61,11 @@ type DB struct {
 	// chained is told of each develop a pipeline queued when the step
 	// before it landed, after the commit (OnChained).
 	chained func(context.Context, job.Job)
+	// events is where the events of committed changes go (OnEvents);
+	// publishing serialises SQLite's commits that took a seq with their
+	// publishing, so that the events leave in seq order.
+	events     EventSink
+	publishing sync.Mutex
 	// access counts committed writes that can change what a credential
 	// resolves to (AccessEpoch).
 	access atomic.Uint64
@@ -271,6 +276,9 @@ type Tx struct {
 	// access: the transaction ran a statement that can change what a
 	// credential resolves to; AccessEpoch moves once it commits.
 	access bool
+	// seqs are the house event seqs the transaction took (nextSeq): it
+	// sends their events (events.go).
+	seqs []houseSeq
 }
 
 // stmt returns a prepared statement for query, or nil to run it directly.
@@ -410,6 +418,27 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
 		_ = sqlTx.Rollback()
 		return err
 	}
+	var evs []event
+	if tx.hasEvents() {
+		if evs, err = tx.eventsOf(ctx); err == nil && db.engine == Postgres {
+			for _, e := range evs {
+				if err = db.events.Notify(ctx, sqlTx, e.house, e.seq, e.msg); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
+		if db.engine == SQLite {
+			// The next transaction that took a seq commits after these
+			// events are published (one writer: it took its seq after
+			// this commit, and waits here before its own).
+			db.publishing.Lock()
+			defer db.publishing.Unlock()
+		}
+	}
 	if err := sqlTx.Commit(); err != nil {
 		if tx.access { // the commit's outcome is unknown: count it
 			db.access.Add(1)
@@ -418,6 +447,11 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) error {
 	}
 	if tx.access {
 		db.access.Add(1)
+	}
+	if db.engine == SQLite {
+		for _, e := range evs {
+			db.events.Publish(e.house, e.seq, e.msg)
+		}
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ func nextSeq(ctx context.Context, tx *Tx, house string) (int64, error) {
 		return 0, fmt.Errorf("next event seq: %w", notFound(err))
 	}
 	tx.locked = house // the update holds the row lock lockHouse takes
+	tx.tookSeq(house, seq)
 	return seq, nil
 }
 
@@ -151,18 +152,27 @@ func (db *DB) jobs(ctx context.Context, query string, args ...any) ([]job.Job, e
 
 // Claim takes the oldest queued job for worker with a lease until the
 // given instant, marks it running and records the event. ok is false when
-// the queue is empty. On PostgreSQL it is one statement (one round trip):
-// concurrent claimers skip each other's locked rows. On SQLite the single
-// writer serialises them: the oldest queued job on the jobs_queued index,
-// the house's event seq, then the job, returned by its update.
+// the queue is empty. On PostgreSQL it is one statement, in a transaction
+// that sends its event: concurrent claimers skip each other's locked rows.
+// On SQLite the single writer serialises them: the oldest queued job on
+// the jobs_queued index, the house's event seq, then the job, returned by
+// its update.
 func (db *DB) Claim(ctx context.Context, worker string, leaseUntil time.Time) (j job.Job, ok bool, err error) {
 	now := db.nowMs()
 	if db.engine == Postgres {
-		j, err = scanJob(db.publicURL, db.writer().QueryRow(ctx, qClaimPostgres, worker, leaseUntil.UnixMilli(), now))
-		if errors.Is(err, errs.NotFound) {
-			return job.Job{}, false, nil
-		}
-		return j, err == nil, err
+		// In a transaction: the claim's event leaves with its commit.
+		err = db.write(ctx, func(tx *Tx) error {
+			j, err = scanJob(db.publicURL, tx.QueryRow(ctx, qClaimPostgres, worker, leaseUntil.UnixMilli(), now))
+			if errors.Is(err, errs.NotFound) {
+				return nil
+			}
+			if err == nil {
+				ok = true
+				tx.tookSeq(j.HouseID, j.EventSeq)
+			}
+			return err
+		})
+		return j, ok && err == nil, err
 	}
 	err = db.write(ctx, func(tx *Tx) error {
 		var id, house string

@@ -73,7 +73,7 @@ func TestRenderDeadline(t *testing.T) {
 		if b := f.balance(t); b.Balance != 60 || b.Held != 0 {
 			t.Errorf("balance %d, held %d; want 60 and 0: nothing charged", b.Balance, b.Held)
 		}
-		if got := f.told(t, stuck.ID); !slices.Equal(got, []job.Status{job.Running, job.Failed}) {
+		if got := f.told(t, stuck.ID); !slices.Equal(got, []job.Status{job.Queued, job.Running, job.Failed}) {
 			t.Errorf("the sockets were told %v for the stuck job", got)
 		}
 		f.wantNoErrors(t)

@@ -46,13 +46,19 @@ type fixture struct {
 	blobDir  string
 	house    string
 	user     string
-	announce job.Announcer
+	announce quiet
 	sub      *events.Subscription
 	log      *slog.Logger
 	logged   *testLog
 	mu       sync.Mutex
 	houseOf  map[string]string // job id -> house, for jobs of other houses
+	lastSeq  int64             // the last eventSeq told reads from sub
 }
+
+// quiet is the worker's job.Notifier: the store sends the events itself.
+type quiet struct{}
+
+func (quiet) JobChanged(context.Context, job.Job) {}
 
 // newFixture opens the store and a house with the sign-up grant (60
 // tokens). Call it inside the bubble; it closes what it opened when the
@@ -81,8 +87,8 @@ func newFixture(t *testing.T) *fixture {
 	log := slog.New(slog.NewTextHandler(logged, nil))
 	broker := events.NewBroker(events.Options{Buffer: 256})
 	t.Cleanup(broker.Close)
-	f := &fixture{db: db, blobs: blobs, blobDir: dir, house: h.ID, user: u.ID, log: log, logged: logged, sub: broker.Subscribe(h.ID),
-		announce: job.Announcer{Pub: events.Publisher{Broker: broker, DB: db.Pool(), Log: log}, Log: log}}
+	db.OnEvents(sqlstore.EventSink{Publish: broker.Publish}) // the store sends each event, as a single instance's does
+	f := &fixture{db: db, blobs: blobs, blobDir: dir, house: h.ID, user: u.ID, log: log, logged: logged, sub: broker.Subscribe(h.ID)}
 	if got := f.balance(t).Balance; got != 60 {
 		t.Fatalf("a new house holds %d tokens; want the 60 of the sign-up grant", got)
 	}
@@ -223,8 +229,8 @@ func (f *fixture) frames(t *testing.T) []string {
 }
 
 // told returns the statuses the house's sockets were told for job id, in
-// eventSeq order (as a client keeps them: messages of two workers may
-// arrive interleaved), and forgets every message read.
+// the order they arrived, and forgets every message read. The house's
+// messages must arrive in eventSeq order, across jobs and workers.
 func (f *fixture) told(t *testing.T, id string) []job.Status {
 	t.Helper()
 	var got []job.Job
@@ -237,11 +243,14 @@ func (f *fixture) told(t *testing.T, id string) []job.Status {
 			if err := json.Unmarshal(m.Data, &msg); err != nil {
 				t.Fatal(err)
 			}
+			if m.Seq <= f.lastSeq {
+				t.Errorf("seq %d came after seq %d: the house's events must arrive in eventSeq order", m.Seq, f.lastSeq)
+			}
+			f.lastSeq = m.Seq
 			if msg.Job.ID == id {
 				got = append(got, msg.Job)
 			}
 		default:
-			slices.SortFunc(got, func(a, b job.Job) int { return cmp.Compare(a.EventSeq, b.EventSeq) })
 			out := make([]job.Status, len(got))
 			for i, j := range got {
 				out[i] = j.Status
@@ -353,7 +362,7 @@ func TestLeaseLost(t *testing.T) {
 			t.Fatalf("after B's rescue: %s, result %q, %d attempts; want done by B on the second try",
 				done.Status, done.ResultAssetID, f.attempts(t, j.ID))
 		}
-		if got := f.told(t, j.ID); !slices.Equal(got, []job.Status{job.Running, job.Queued, job.Running, job.Done}) {
+		if got := f.told(t, j.ID); !slices.Equal(got, []job.Status{job.Queued, job.Running, job.Queued, job.Running, job.Done}) {
 			t.Errorf("the sockets were told %v", got)
 		}
 
@@ -427,8 +436,8 @@ func TestRelease(t *testing.T) {
 		if got := f.job(t, j.ID); got.Status != job.Queued || f.attempts(t, j.ID) != 0 || f.hold(t, j.ID).State != ledger.Pending {
 			t.Fatalf("released: %s, %d attempts, hold %s; want queued, 0, pending", got.Status, f.attempts(t, j.ID), f.hold(t, j.ID).State)
 		}
-		if got := f.told(t, j.ID); !slices.Equal(got, []job.Status{job.Running, job.Queued}) {
-			t.Errorf("the sockets were told %v; want running, queued", got)
+		if got := f.told(t, j.ID); !slices.Equal(got, []job.Status{job.Queued, job.Running, job.Queued}) {
+			t.Errorf("the sockets were told %v; want queued, running, queued", got)
 		}
 
 		next := newFakeEngine()
@@ -486,8 +495,8 @@ func TestMaxAttempts(t *testing.T) {
 		if b := f.balance(t); b.Balance != 58 || b.Held != 2 {
 			t.Errorf("balance %d, held %d; want 58 and 2 (only the busy job's hold)", b.Balance, b.Held)
 		}
-		if got := f.told(t, doomed.ID); !slices.Equal(got, []job.Status{job.Queued, job.Queued, job.Failed}) {
-			// The dead workers' claims are not told (they died); the rescues are.
+		if got := f.told(t, doomed.ID); !slices.Equal(got, []job.Status{job.Queued, job.Running, job.Queued, job.Running, job.Queued, job.Running, job.Failed}) {
+			// The submit, each dead worker's claim and each rescue.
 			t.Errorf("the sockets were told %v", got)
 		}
 		if len(eng.runs) != 1 {
