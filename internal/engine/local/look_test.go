@@ -123,3 +123,28 @@ func absInt(v int) int {
 	}
 	return v
 }
+
+// TestProofBandSaysAlike: a key the proof frames like another says so in
+// its band (issue 32): side and three-quarter are one framing, front is
+// the look base's, back is the figure mirrored; a key framed its own way
+// says nothing more.
+func TestProofBandSaysAlike(t *testing.T) {
+	words := func(key string) string {
+		r := engine.Request{Tool: "lookbook", Inputs: []engine.Input{{Role: "model"}, {Role: "base"}, {Role: "item"}},
+			Params: map[string]string{"key": key}}
+		_, w := frameOf(r)
+		return w
+	}
+	for key, want := range map[string]string{
+		"side":          "side: three-quarter length, framed as three-quarter",
+		"three-quarter": "three-quarter: three-quarter length, framed as side",
+		"front":         "front: full length, framed as the look base",
+		"back":          "back: full length, mirrored (not turned)",
+		"walking":       "walking: full length, wide",
+		"close-up":      "close-up: head and shoulders",
+	} {
+		if got := words(key); got != ProofMark+" · "+want {
+			t.Errorf("%s: the band reads %q; want %q", key, got, ProofMark+" · "+want)
+		}
+	}
+}

@@ -63,6 +63,30 @@ var keyFramings = map[string]framing{
 	"detail":        pieceDetail,
 }
 
+// keyOrder is the variation keys in the order a band names them.
+var keyOrder = []string{"front", "back", "side", "three-quarter", "walking", "seated", "close-up", "detail"}
+
+// alike names, for a band, what else is framed as key's framing f: the
+// look base (the lock frame) when f is full length, and the other keys
+// framed the same, so that a proof never passes one framing off as two
+// (issue 32: side and three-quarter, front and the lock frame); "" when
+// nothing is.
+func alike(key string, f framing) string {
+	var same []string
+	if f == fullLength {
+		same = append(same, "the look base")
+	}
+	for _, k := range keyOrder {
+		if k != key && keyFramings[k] == f {
+			same = append(same, k)
+		}
+	}
+	if len(same) == 0 {
+		return ""
+	}
+	return ", framed as " + strings.Join(same, " and ")
+}
+
 // ProofMark is the words every local look frame carries.
 const ProofMark = "PROOF, local engine"
 
@@ -70,7 +94,9 @@ const ProofMark = "PROOF, local engine"
 const posturePrefix = "posture:"
 
 // frameOf is the framing of r and the mark's words: the lock frame is full
-// length; a variation (with a base input) takes its key's framing.
+// length; a variation (with a base input) takes its key's framing, and its
+// words say when that framing is another key's or the look base's too,
+// and that back is the figure mirrored, not turned.
 func frameOf(r engine.Request) (framing, string) {
 	if _, ok := r.Input("base"); !ok {
 		return fullLength, ProofMark + " · look base, " + fullLength.name
@@ -86,7 +112,11 @@ func frameOf(r engine.Request) (framing, string) {
 	if !ok {
 		return fullLength, ProofMark + " · " + fullLength.name
 	}
-	return f, ProofMark + " · " + key + ": " + f.name
+	words := ProofMark + " · " + key + ": " + f.name + alike(key, f)
+	if f.mirror {
+		words += " (not turned)"
+	}
+	return f, words
 }
 
 // maxDressEdge caps the long edge the model is matted and dressed at: the
