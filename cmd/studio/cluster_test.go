@@ -47,6 +47,10 @@ type cluster struct {
 	fal   *faltest.Server
 	hooks *receiver
 	died  chan string // a process that ended before the test stopped it
+	procs []*proc     // every process started, for cpu
+	// program is the binary the processes run: this test binary, or a
+	// copy of it built without the race detector (plainProgram).
+	program string
 }
 
 // clusterEnv names the settings the child processes read beside studio's
@@ -93,7 +97,7 @@ func newCluster(t *testing.T, render time.Duration, env ...string) *cluster {
 	if pg == "" || s3url == "" {
 		t.Skip("TEST_DATABASE_URL and TEST_S3_URL are needed (scripts/test.sh starts PostgreSQL and versitygw and sets them)")
 	}
-	c := &cluster{t: t, logs: &lockedWriter{w: new(bytes.Buffer)}, died: make(chan string, 16)}
+	c := &cluster{t: t, logs: &lockedWriter{w: new(bytes.Buffer)}, died: make(chan string, 16), program: os.Args[0]}
 	c.fal = faltest.New(t, "fal-scale")
 	c.fal.Answer(func(string, map[string]any) faltest.Answer { return faltest.Answer{Takes: render} })
 	c.hooks = newReceiver(t)
@@ -140,7 +144,7 @@ func (c *cluster) start(name string, args ...string) *proc {
 	t := c.t
 	t.Helper()
 	p := &proc{name: name, addr: freeAddr(t), done: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd = exec.Command(c.program, args...)
 	p.cmd.Env = append(os.Environ(), "STUDIO_AS_PROGRAM=1", "STUDIO_DATA_DIR="+t.TempDir(),
 		"STUDIO_ADDR="+p.addr, "STUDIO_PUBLIC_URL=http://"+p.addr)
 	p.cmd.Env = append(p.cmd.Env, c.env...)
@@ -152,6 +156,7 @@ func (c *cluster) start(name string, args ...string) *proc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	c.procs = append(c.procs, p)
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)
@@ -174,6 +179,65 @@ func (c *cluster) start(name string, args ...string) *proc {
 		c.ready(p)
 	}
 	return p
+}
+
+// plainProgram returns this test binary built without the race detector
+// (itself when it runs without), for processes whose work is mostly
+// pixels: under the detector a worker spends some 2 CPU seconds on each
+// 1k frame (the finish and the verdict), which would make TestScale's 60
+// develops cost minutes of CPU measuring nothing it checks. TestDrain,
+// TestSeveralInstances and TestRolesAsProcesses still run their processes
+// under the detector. The build reuses the packages TestReadmeTour's
+// `go build` compiles; it costs this package's compile and a link.
+func plainProgram(t *testing.T) string {
+	t.Helper()
+	if !raceEnabled {
+		return os.Args[0]
+	}
+	bin := filepath.Join(t.TempDir(), "studio-plain.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: %v\n%s", err, out)
+	}
+	t.Logf("built %s without the race detector: %.1f CPU s", filepath.Base(bin),
+		(build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Seconds())
+	return bin
+}
+
+// cpu reports the CPU time each process used so far (user and system;
+// /proc for a running one, its exit status for an ended one) and this test
+// process's, e.g. "api-a 4.1s, worker-1 9.0s, test 6.2s (19.3s)". It
+// reports "" where /proc is not there.
+func (c *cluster) cpu() string {
+	var parts []string
+	var total time.Duration
+	for _, p := range c.procs {
+		var d time.Duration
+		select {
+		case <-p.done:
+			d = p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
+		default:
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/stat")
+			if err != nil {
+				return ""
+			}
+			// Fields 14 and 15 (utime, stime, in clock ticks of 1/100 s on
+			// Linux) follow the command name in parentheses.
+			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+			ut, _ := strconv.Atoi(f[11])
+			st, _ := strconv.Atoi(f[12])
+			d = time.Duration(ut+st) * 10 * time.Millisecond
+		}
+		total += d
+		parts = append(parts, fmt.Sprintf("%s %.1fs", p.name, d.Seconds()))
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		total += self
+		parts = append(parts, fmt.Sprintf("test %.1fs", self.Seconds()))
+	}
+	return fmt.Sprintf("%s (%.1fs)", strings.Join(parts, ", "), total.Seconds())
 }
 
 // ready waits for the instance's /ready, failing the test when a process

@@ -25,8 +25,8 @@ import (
 // The size of TestScale: make test runs the default, make scale-test
 // (scripts/scale-test.sh) 20 houses of 25 develops.
 var (
-	scaleHouses   = flag.Int("scale.houses", 2, "houses TestScale drives")
-	scaleDevelops = flag.Int("scale.develops", 6, "develops per house TestScale submits")
+	scaleHouses   = flag.Int("scale.houses", 3, "houses TestScale drives")
+	scaleDevelops = flag.Int("scale.develops", 20, "develops per house TestScale submits")
 	scaleRender   = flag.Duration("scale.render", time.Second, "the provider stand-in's fixed render time")
 )
 
@@ -53,6 +53,7 @@ var (
 // what /metrics showed during the faults.
 func TestScale(t *testing.T) {
 	c := newCluster(t, *scaleRender)
+	c.program = plainProgram(t)
 	c.fal.Answer(func(string, map[string]any) faltest.Answer {
 		return faltest.Answer{Takes: *scaleRender, Width: 128, Height: 160}
 	})
@@ -376,6 +377,7 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("from the database, done jobs: queued p50 %.0f ms, p99 %.0f ms; claim to done p50 %.0f ms, p99 %.0f ms", wait50, wait99, run50, run99)
 	t.Logf("job messages on B's sockets, each after every lower eventSeq of its house: %d", messages)
+	t.Logf("CPU used: %s", c.cpu())
 	t.Logf("/metrics at the end: api-b studio_http_requests_total %.0f, studio_sockets %.0f; worker-3 studio_jobs_ended_total %.0f, studio_render_duration_seconds_count %.0f (sum %.1f s), studio_webhook_deliveries_total %.0f",
 		series(final, "studio_http_requests_total"), series(final, "studio_sockets"), series(worker, "studio_jobs_ended_total"),
 		series(worker, "studio_render_duration_seconds_count"), series(worker, "studio_render_duration_seconds_sum"), series(worker, "studio_webhook_deliveries_total"))
