@@ -144,11 +144,79 @@ func BytesPerPixel(m color.Model) int64 {
 }
 
 // Decoded reads an image's header and returns its size and the bytes its
-// pixels take once decoded (before any conversion).
+// pixels take once decoded (before any conversion). A JPEG's are what
+// image/jpeg allocates for it (jpegDecoded): its planes at their sampling,
+// padded to whole blocks, and a progressive JPEG's coefficients besides.
 func Decoded(data []byte) (width, height int, size int64, err error) {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return 0, 0, 0, err
 	}
+	if format == "jpeg" {
+		if n, ok := jpegDecoded(data, cfg.Width, cfg.Height); ok {
+			return cfg.Width, cfg.Height, n, nil
+		}
+	}
 	return cfg.Width, cfg.Height, int64(cfg.Width) * int64(cfg.Height) * BytesPerPixel(cfg.ColorModel), nil
+}
+
+// jpegDecoded is the memory image/jpeg takes to decode a grey or YCbCr
+// JPEG of w x h, read from its frame header: the planes of its picture,
+// each padded to whole 8 x 8 blocks of its sampling (4:2:0 is 1.5 bytes a
+// pixel, not 3), and for a progressive JPEG its coefficients, kept until
+// the last scan (64 int32 a block). ok is false for any other layout (CMYK,
+// unusual chroma sampling) or a header it cannot read.
+func jpegDecoded(data []byte, w, h int) (int64, bool) {
+	for i := 2; i+9 < len(data); {
+		if data[i] != 0xff {
+			return 0, false
+		}
+		marker := data[i+1]
+		if marker == 0xff || (marker >= 0xd0 && marker <= 0xd7) || marker == 0x01 {
+			i++
+			continue
+		}
+		n := int(data[i+2])<<8 | int(data[i+3])
+		if marker != 0xc0 && marker != 0xc1 && marker != 0xc2 {
+			if marker == 0xda || n < 2 {
+				return 0, false
+			}
+			i += 2 + n
+			continue
+		}
+		seg := data[i+4 : min(len(data), i+2+n)]
+		if len(seg) < 6 {
+			return 0, false
+		}
+		comps := int(seg[5])
+		if len(seg) < 6+3*comps {
+			return 0, false
+		}
+		hv := func(c int) (int, int) { b := seg[6+3*c+1]; return int(b >> 4), int(b & 15) }
+		h0, v0 := 1, 1
+		switch comps {
+		case 1:
+		case 3:
+			h0, v0 = hv(0)
+			h1, v1 := hv(1)
+			h2, v2 := hv(2)
+			if h0 < 1 || v0 < 1 || h0 > 4 || v0 > 2 || h1 != 1 || v1 != 1 || h2 != 1 || v2 != 1 {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		// Blocks of the luma plane across and down (whole MCUs); each
+		// chroma plane has one block per MCU.
+		mx, my := int64((w+8*h0-1)/(8*h0)), int64((h+8*v0-1)/(8*v0))
+		samples := 64 * mx * my * int64(h0*v0)
+		if comps == 3 {
+			samples += 2 * 64 * mx * my
+		}
+		if marker == 0xc2 {
+			return samples * 5, true // one byte a sample and four of coefficient
+		}
+		return samples, true
+	}
+	return 0, false
 }

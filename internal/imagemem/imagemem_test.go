@@ -27,8 +27,9 @@ func encodePNG(t *testing.T, img image.Image) []byte {
 
 func TestDecoded(t *testing.T) {
 	r := image.Rect(0, 0, 30, 20)
-	var jbuf bytes.Buffer
+	var jbuf, gbuf bytes.Buffer
 	jpeg.Encode(&jbuf, image.NewRGBA(r), nil)
+	jpeg.Encode(&gbuf, image.NewGray(r), nil)
 	pal := image.NewPaletted(r, color.Palette{color.Black, color.White})
 	rgb16 := image.NewRGBA64(r) // opaque: written as 16-bit RGB, decoded as RGBA64
 	for i := range rgb16.Pix {
@@ -39,7 +40,11 @@ func TestDecoded(t *testing.T) {
 		data []byte
 		want int64
 	}{
-		{"jpeg (YCbCr)", jbuf.Bytes(), 600 * 3},
+		// 4:2:0 in 16 x 16 blocks of luma (2 x 2 of them) with one 8 x 8
+		// block of each chroma a block: 1024 + 2 x 256.
+		{"jpeg (YCbCr 4:2:0)", jbuf.Bytes(), 1536},
+		{"jpeg grey", gbuf.Bytes(), 32 * 24}, // whole 8 x 8 blocks
+
 		{"png grey", encodePNG(t, image.NewGray(r)), 600},
 		{"png 16-bit grey", encodePNG(t, image.NewGray16(r)), 600 * 2},
 		{"png paletted", encodePNG(t, pal), 600},
@@ -51,6 +56,17 @@ func TestDecoded(t *testing.T) {
 		if err != nil || w != 30 || h != 20 || size != tt.want {
 			t.Errorf("%s: %dx%d %d bytes, %v; want 30x20 %d", tt.name, w, h, size, err, tt.want)
 		}
+	}
+	// What image/jpeg allocates is what Decoded counts, at an odd size too.
+	var odd bytes.Buffer
+	jpeg.Encode(&odd, image.NewRGBA(image.Rect(0, 0, 101, 37)), nil)
+	img, err := jpeg.Decode(bytes.NewReader(odd.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := img.(*image.YCbCr)
+	if _, _, size, _ := Decoded(odd.Bytes()); size != int64(cap(y.Y)+cap(y.Cb)+cap(y.Cr)) {
+		t.Errorf("a 101x37 JPEG: counted %d bytes; image/jpeg allocates %d", size, cap(y.Y)+cap(y.Cb)+cap(y.Cr))
 	}
 	if _, _, _, err := Decoded([]byte("not an image")); err == nil {
 		t.Error("garbage has a size")

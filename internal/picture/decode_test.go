@@ -176,7 +176,7 @@ func TestCost(t *testing.T) {
 	}{
 		{"8-bit RGBA png, nothing beside", encPNG(t, solid(10, 20, color.NRGBA{A: 100})), 0, 10 * 20 * 4},
 		{"8-bit RGBA png, two copies", encPNG(t, solid(10, 20, color.NRGBA{A: 100})), 8, 10*20*4 + 10*20*8},
-		{"jpeg counts YCbCr 4:4:4", encJPEG(t, solid(16, 16, color.NRGBA{R: 9, A: 255})), 4, 16*16*3 + 16*16*4},
+		{"jpeg counts its YCbCr 4:2:0 planes", encJPEG(t, solid(16, 16, color.NRGBA{R: 9, A: 255})), 4, 16*16*3/2 + 16*16*4},
 		{"a header alone costs what it claims (8-bit RGB decodes to RGBA)", pngHeader(1000, 500), 8, 1000*500*4 + 1000*500*8},
 		{"unreadable costs nothing", []byte("nope"), 8, 0},
 		{"empty costs nothing", nil, 12, 0},
