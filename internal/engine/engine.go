@@ -9,7 +9,6 @@ import (
 
 	"studio/internal/imagemem"
 	"studio/internal/ledger"
-	"studio/internal/picture"
 	"studio/internal/tool"
 )
 
@@ -150,18 +149,33 @@ func (r Request) All(role string) [][]byte {
 	return out
 }
 
-// MemoryCost is the most memory a develop of r holds in pictures: each
-// input's decoded pixels, the NRGBA copy the tools work on and one more for
-// an EXIF rotation (picture.Cost), and the frame's working set at its tier
-// (FrameCost). An unreadable input counts nothing (it fails at decode).
-// Callers take it from the process's imagemem.Budget before Run, so the
-// budget bounds what develops hold, not only what they decode (issue 32).
+// MemoryCost is the most memory a develop of r holds in pictures: the
+// NRGBA copy of each input the tools work on (four bytes a pixel; an EXIF
+// rotation makes that copy, not one more: picture.Decode; a mask is read
+// as grey, one byte: DecodeMask), the decoder's
+// own pixels of the one input being decoded (the tools decode their inputs
+// one at a time and drop the decoder's picture once copied, so the largest
+// of them), and the frame's working set at its tier (FrameCost). An
+// unreadable input counts nothing (it fails at decode). Callers take it
+// from the process's imagemem.Budget before Run, so the budget bounds what
+// develops hold, not only what they decode (issue 32); imagemem.Govern
+// lets the heap grow to what the budgets handed out, so an overcount here
+// is resident memory a develop did not need.
 func MemoryCost(r Request) int64 {
-	var n int64
+	var copies, decoding int64
 	for _, in := range r.Inputs {
-		n += picture.Cost(in.Data, 8)
+		w, h, size, err := imagemem.Decoded(in.Data)
+		if err != nil {
+			continue
+		}
+		per := int64(4)
+		if in.Role == "mask" {
+			per = 1
+		}
+		copies += int64(w) * int64(h) * per
+		decoding = max(decoding, size)
 	}
-	return n + FrameCost(r)
+	return copies + decoding + FrameCost(r)
 }
 
 // WorkingFrames is how many pictures the size of the frame a develop holds

@@ -20,6 +20,17 @@ func DecodeInput(tool, role string, data []byte) (*image.NRGBA, error) {
 	return img, nil
 }
 
+// DecodeMask decodes data, the mask input of tool in role, to grey
+// (picture.DecodeGray), with DecodeInput's faults: the local tools read a
+// mask's luma only, at one byte a pixel.
+func DecodeMask(tool, role string, data []byte) (*image.Gray, error) {
+	img, err := picture.DecodeGray(data)
+	if err != nil {
+		return nil, InRole(err, tool, role)
+	}
+	return img, nil
+}
+
 // ProbeInput reads the header of data, the input of tool in role
 // (picture.Probe): its media type and size, with DecodeInput's faults. A
 // provider engine probes every input so that nothing is spent on bytes it

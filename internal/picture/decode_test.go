@@ -223,3 +223,36 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeGray: a mask decodes to the luma of its colours over white,
+// whatever the decoder gives (NRGBA, premultiplied RGBA, JPEG's YCbCr,
+// grey), and the EXIF orientation is applied as Decode applies it.
+func TestDecodeGray(t *testing.T) {
+	want := func(c color.NRGBA) uint8 {
+		over := func(v uint8) float64 { return (float64(v)*float64(c.A) + 255*float64(255-c.A)) / 255 }
+		return uint8(0.299*over(c.R) + 0.587*over(c.G) + 0.114*over(c.B) + 0.5)
+	}
+	for _, c := range []color.NRGBA{{R: 255, G: 255, B: 255, A: 255}, {R: 200, G: 40, B: 10, A: 255}, {R: 200, G: 40, B: 10, A: 128}, {A: 0}} {
+		g, err := picture.DecodeGray(encPNG(t, solid(6, 4, c)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.GrayAt(2, 1).Y; g.Rect.Dx() != 6 || g.Rect.Dy() != 4 || absDiff(got, want(c)) > 1 {
+			t.Errorf("%v: %v grey %d; want 6x4 grey %d", c, g.Rect, got, want(c))
+		}
+	}
+	g, err := picture.DecodeGray(encJPEG(t, solid(16, 8, color.NRGBA{R: 255, G: 255, B: 255, A: 255})))
+	if err != nil || g.Rect.Dx() != 16 || g.GrayAt(3, 3).Y < 250 {
+		t.Errorf("a white JPEG: %v, %v; want white", g, err)
+	}
+	if _, err := picture.DecodeGray([]byte("nope")); err == nil {
+		t.Error("garbage decoded")
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -68,16 +69,52 @@ func rssRequests(file func(string) []byte) map[string]engine.Request {
 	}
 }
 
+// rssFour names the row of four 4k develops at once in one process.
+const rssFour = "four-at-once"
+
+// rssAtOnce develops four 4k frames at once in this process (harmonize,
+// cleanup, tryon and iron, the largest working sets), as studio serve
+// runs a worker's develops: each takes its engine.MemoryCost from one
+// budget of the default size (STUDIO_DECODE_BUDGET_MB), and waits for it
+// when the others hold it. Its declared cost is the budget.
+func rssAtOnce(t *testing.T, reqs map[string]engine.Request) {
+	var before syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	fmt.Printf("RSS-BASE %d\n", before.Maxrss)
+	imagemem.Govern(rssMargin)
+	budget := imagemem.New(0)
+	fmt.Printf("RSS-COST %d\n", budget.Total())
+	var wg sync.WaitGroup
+	for _, tool := range []string{"harmonize", "cleanup", "tryon", "iron"} {
+		r := reqs[tool]
+		r.Tier = ledger.Tier4K
+		wg.Go(func() {
+			release, err := budget.Acquire(context.Background(), engine.MemoryCost(r))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer release()
+			if _, err := local.New().Run(context.Background(), r); err != nil {
+				t.Errorf("%s: %v", tool, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestPeakRSS4K develops one 4k frame per local tool, each in a fresh
 // process (this test binary run again) set up as studio serve develops
 // (imagemem.Govern, the develop's engine.MemoryCost taken from the
 // budget), and reads each process's peak resident set: it stays within
 // the process's base, the governor's margin and the develop's declared
-// cost. The figures are in docs/local-engine.md. Opt-in (a few CPU seconds a tool):
+// cost. A last process develops four at once from one budget
+// (rssAtOnce): it stays within its base, the margin and the budget. The
+// figures are in docs/local-engine.md. Opt-in (a few CPU seconds a tool):
 //
 //	STUDIO_RSS=1 go test -count=1 -v -run 'TestPeakRSS4K$' ./internal/engine/local/
 //
-// (STUDIO_RSS=iron,tryon measures those tools only.)
+// (STUDIO_RSS=iron,tryon measures those tools only; four-at-once the four.)
 func TestPeakRSS4K(t *testing.T) {
 	if dir := os.Getenv("STUDIO_RSS_WRITE"); dir != "" {
 		rssInputs(t, dir)
@@ -85,13 +122,18 @@ func TestPeakRSS4K(t *testing.T) {
 	}
 	if tool := os.Getenv("STUDIO_RSS_TOOL"); tool != "" {
 		dir := os.Getenv("STUDIO_RSS_DIR")
-		r, ok := rssRequests(func(name string) []byte {
+		reqs := rssRequests(func(name string) []byte {
 			b, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
-		})[tool]
+		})
+		if tool == rssFour {
+			rssAtOnce(t, reqs)
+			return
+		}
+		r, ok := reqs[tool]
 		if !ok {
 			t.Fatalf("no request for %s", tool)
 		}
@@ -125,7 +167,7 @@ func TestPeakRSS4K(t *testing.T) {
 	if out, err := write.CombinedOutput(); err != nil {
 		t.Fatalf("drawing the inputs: %v\n%s", err, out)
 	}
-	tools := slices.Sorted(maps.Keys(rssRequests(func(string) []byte { return nil })))
+	tools := append(slices.Sorted(maps.Keys(rssRequests(func(string) []byte { return nil }))), rssFour)
 	if only := os.Getenv("STUDIO_RSS"); only != "1" {
 		tools = strings.Split(only, ",")
 	}

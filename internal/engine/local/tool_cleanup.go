@@ -26,7 +26,11 @@ func runCleanup(ctx context.Context, r engine.Request) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
-	mask, err := decodeRole(r, "mask")
+	mdata, ok := r.Input("mask")
+	if !ok {
+		return engine.Result{}, engine.InputError(r.Tool, "The cleanup tool needs an input in the mask role.", nil)
+	}
+	mask, err := engine.DecodeMask(r.Tool, "mask", mdata)
 	if err != nil {
 		return engine.Result{}, err
 	}

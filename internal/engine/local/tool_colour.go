@@ -251,7 +251,7 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 
 	var region *plane
 	if mdata, ok := r.Input("mask"); ok {
-		mask, err := engine.DecodeInput(r.Tool, "mask", mdata)
+		mask, err := engine.DecodeMask(r.Tool, "mask", mdata)
 		if err != nil {
 			return engine.Result{}, err
 		}
@@ -290,16 +290,24 @@ func runColorChange(ctx context.Context, r engine.Request) (engine.Result, error
 	return engine.EncodeJPEG(picture.Conform(work, w, h, picture.FillAuto, false))
 }
 
-// maskPlane reads a mask image's luma (white = 1) at w x h.
-func maskPlane(mask *image.NRGBA, w, h int) *plane {
-	picture.Flatten(mask)
-	m := imaging.Resize(mask, w, h, imaging.Linear)
+// maskPlane reads a grey mask (white = 1) at w x h, resampled bilinearly
+// with pixel centres aligned, straight into the plane (no colour copy of
+// the mask at the frame's size).
+func maskPlane(mask *image.Gray, w, h int) *plane {
+	mw, mh := mask.Rect.Dx(), mask.Rect.Dy()
 	p := newPlane(w, h)
-	picture.Parallel(h, func(y0, y1 int) {
-		for y := y0; y < y1; y++ {
-			for x := range w {
-				i := y*m.Stride + x*4
-				p.p[y*w+x] = float32(luma(m.Pix[i], m.Pix[i+1], m.Pix[i+2]) / 255)
+	x0s, x1s, fxs := taps(w, mw)
+	y0s, y1s, fys := taps(h, mh)
+	picture.Parallel(h, func(ylo, yhi int) {
+		for y := ylo; y < yhi; y++ {
+			r0 := mask.Pix[y0s[y]*mask.Stride : y0s[y]*mask.Stride+mw]
+			r1 := mask.Pix[y1s[y]*mask.Stride : y1s[y]*mask.Stride+mw]
+			fy := fys[y]
+			row := p.p[y*w : (y+1)*w]
+			for x := range row {
+				a := float32(r0[x0s[x]]) + (float32(r0[x1s[x]])-float32(r0[x0s[x]]))*fxs[x]
+				b := float32(r1[x0s[x]]) + (float32(r1[x1s[x]])-float32(r1[x0s[x]]))*fxs[x]
+				row[x] = (a + (b-a)*fy) / 255
 			}
 		}
 	})

@@ -136,9 +136,9 @@ func guidedSmooth(img *image.NRGBA, radius int, eps float64, region *plane) *ima
 // working size, or the matte of a garment on a plain ground.
 func fabricRegion(r engine.Request, work *image.NRGBA) (*plane, error) {
 	if mdata, ok := r.Input("mask"); ok {
-		mask, err := picture.Decode(mdata)
+		mask, err := engine.DecodeMask(r.Tool, "mask", mdata)
 		if err != nil {
-			return nil, engine.InRole(err, r.Tool, "mask")
+			return nil, err
 		}
 		region := maskPlane(mask, work.Rect.Dx(), work.Rect.Dy()).boxBlur(1)
 		if region.mean() < 0.0005 {
