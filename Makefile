@@ -30,7 +30,8 @@ ledger-model:
 # TestScale at length, outside CI (issue 30): 2 API instances and 2 workers as processes on one
 # PostgreSQL and one versitygw bucket (both throwaway, started here), HOUSES x DEVELOPS develops
 # (default 20 x 25 = 500) with a worker killed mid-render and rolling restarts; prints the figures
-# of docs/scale.md. make test runs the same test small (2 x 6) under -race.
+# of docs/scale.md and draws a graph of /metrics over the run into GRAPH (default
+# .cache/scale-test.png). make test runs the same test short (3 x 20) under -race.
 #   make scale-test HOUSES=4 DEVELOPS=10 RENDER=2s
 scale-test:
 	bash scripts/scale-test.sh

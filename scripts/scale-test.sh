@@ -4,7 +4,9 @@
 # here, with HOUSES houses of DEVELOPS develops each (default 20 x 25 = 500) rendered in RENDER
 # (default 1s) at a provider stand-in, through the faults make test's short form runs (a worker
 # killed mid-render, a worker and an API instance restarted). It prints the figures docs/scale.md
-# quotes. Without -race: the figures measure coordination, not the race detector.
+# quotes, and draws api-b's queue depth, holds pending and running jobs over the run into GRAPH
+# (a PNG, default .cache/scale-test.png). Without -race: the figures measure coordination, not
+# the race detector.
 #   make scale-test HOUSES=4 DEVELOPS=10
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,5 +27,8 @@ cleanup() {
 trap cleanup EXIT
 start_pg "$WORK/pg"
 start_s3 "$ROOT" "$WORK/s3"
+GRAPH=${GRAPH:-$ROOT/.cache/scale-test.png}
+mkdir -p "$(dirname "$GRAPH")"
 go test -run '^TestScale$' -count=1 -timeout 0 -v ./cmd/studio \
-	-scale.houses="${HOUSES:-20}" -scale.develops="${DEVELOPS:-25}" -scale.render="${RENDER:-1s}"
+	-scale.houses="${HOUSES:-20}" -scale.develops="${DEVELOPS:-25}" -scale.render="${RENDER:-1s}" -scale.graph="$GRAPH"
+log "graph of api-b's /metrics over the run (queue depth, holds pending, running): $GRAPH"

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"image/color"
 	"maps"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +30,7 @@ var (
 	scaleHouses   = flag.Int("scale.houses", 3, "houses TestScale drives")
 	scaleDevelops = flag.Int("scale.develops", 20, "develops per house TestScale submits")
 	scaleRender   = flag.Duration("scale.render", time.Second, "the provider stand-in's fixed render time")
+	scaleGraph    = flag.String("scale.graph", "", "a PNG file TestScale draws api-b's queue depth, holds pending and running jobs into, over the run")
 )
 
 // TestScale is issue 30's proof under faults: two API instances and two
@@ -172,34 +175,36 @@ func TestScale(t *testing.T) {
 	}
 	limit := time.Duration(total)*time.Second + 2*time.Minute
 
+	// /metrics of B (up throughout) is scraped every half second over the
+	// run: the samples for the graph, the peaks during the faults.
 	start := time.Now()
-	one := submit(thirds[0], false, a, b)
-	c.within(limit, "the first third ends on one worker", func() bool { return ended(one) })
-	rate1 := rate(one)
-	w2 := c.start("worker-2", "worker")
-	two := submit(thirds[1], false, a, b)
-	c.within(limit, "the second third ends on two workers", func() bool { return ended(two) })
-	rate2 := rate(two)
-
-	// The faults, while the last third is queued and rendering; /metrics
-	// of B is scraped meanwhile.
 	scrapes := make(chan string, 1)
 	stopScraping := make(chan struct{})
-	var peak struct{ depth, age, held, running, outbox float64 }
+	var (
+		peak    struct{ depth, age, held, running, outbox float64 }
+		faults  atomic.Bool
+		samples []sample // depth, held, running
+		marks   []mark   // the workers' and API instances' starts and stops
+	)
+	at := func(rgb color.RGBA) { marks = append(marks, mark{time.Since(start), rgb}) }
 	go func() {
 		var last string
 		defer func() { scrapes <- last }()
 		for {
 			if text, err := scrape(b); err == nil {
 				last = text
-				peak.depth = max(peak.depth, series(text, "studio_queue_depth"))
-				peak.held = max(peak.held, series(text, "studio_holds_pending"))
-				peak.age = max(peak.age, series(text, "studio_queue_oldest_age_seconds"))
-				peak.outbox = max(peak.outbox, series(text, "studio_webhook_outbox_depth"))
-				for line := range strings.Lines(text) {
-					if strings.HasPrefix(line, `studio_jobs{`) && strings.Contains(line, `state="running"`) {
-						peak.running = max(peak.running, series(line, "studio_jobs"))
+				var running float64
+				for l := range strings.Lines(text) {
+					if strings.HasPrefix(l, `studio_jobs{`) && strings.Contains(l, `state="running"`) {
+						running += series(l, "studio_jobs")
 					}
+				}
+				depth, held := series(text, "studio_queue_depth"), series(text, "studio_holds_pending")
+				samples = append(samples, sample{time.Since(start), []float64{depth, held, running}})
+				if faults.Load() {
+					peak.depth, peak.held, peak.running = max(peak.depth, depth), max(peak.held, held), max(peak.running, running)
+					peak.age = max(peak.age, series(text, "studio_queue_oldest_age_seconds"))
+					peak.outbox = max(peak.outbox, series(text, "studio_webhook_outbox_depth"))
 				}
 			}
 			select {
@@ -209,22 +214,39 @@ func TestScale(t *testing.T) {
 			}
 		}
 	}()
+	gray, red, black := color.RGBA{0x99, 0x99, 0x99, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0, 0, 0, 0xff}
+
+	one := submit(thirds[0], false, a, b)
+	c.within(limit, "the first third ends on one worker", func() bool { return ended(one) })
+	rate1 := rate(one)
+	w2 := c.start("worker-2", "worker")
+	at(gray)
+	two := submit(thirds[1], false, a, b)
+	c.within(limit, "the second third ends on two workers", func() bool { return ended(two) })
+	rate2 := rate(two)
+
+	// The faults, while the last third is queued and rendering.
+	faults.Store(true)
 	renders := len(c.fal.Submits())
 	queuedOnly := max(1, thirds[2]/5) // cancelled while no worker runs
 	three := submit(thirds[2]-queuedOnly, false, a, b)
 	c.within(time.Minute, "renders of the last third start", func() bool { return len(c.fal.Submits()) >= renders+min(2, len(three)) })
+	at(red)
 	if err := w1.stop(t, syscall.SIGKILL); err == nil {
 		t.Error("worker-1 survived kill -9")
 	}
+	at(red)
 	if err := w2.stop(t, syscall.SIGTERM); err != nil {
 		t.Errorf("worker-2's exit after SIGTERM: %v", err)
 	}
 	three = append(three, submit(queuedOnly, true, a, b)...)
 	w3 := c.start("worker-3", "worker")
+	at(gray)
 	var onA []*socket
 	for _, h := range houses {
 		onA = append(onA, h.onA)
 	}
+	at(black)
 	inflight := c.drainAPI(a, houses[0].halfSubmit(a, img), onA...)
 	mu.Lock()
 	sent[inflight], via[inflight] = time.Now(), a.name
@@ -260,6 +282,16 @@ func TestScale(t *testing.T) {
 	close(stopScraping)
 	final := <-scrapes
 	elapsed := time.Since(start)
+	if *scaleGraph != "" {
+		ystep, err := writeGraph(*scaleGraph, samples, marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("graph of api-b's /metrics over the run (%d scrapes): %s; seconds along x, grid lines every %g on y; "+
+			"blue studio_queue_depth, orange studio_holds_pending, green studio_jobs{state=running}; dashed: gray a worker "+
+			"started, red kill -9 of worker-1 then SIGTERM of worker-2, black SIGTERM of api-a (the rolling restart)",
+			len(samples), *scaleGraph, ystep)
+	}
 
 	// Every develop ended exactly once, and its hold with it.
 	var done, failed, cancelled, messages int
