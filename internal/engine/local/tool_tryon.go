@@ -58,6 +58,13 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 	}
 	picture.Flatten(work)
 	fig := measureFigure(mm)
+	// The figure's own top, which a top laid on it must cover whole, read
+	// now, so that the figure's matte is gone before the garments are cut.
+	ownTop, ownBox := figureTop(work, mm, fig)
+	var own *coverage
+	if ownTop != nil {
+		own = coverageOf(ownTop)
+	}
 
 	var pieces []garmentPiece
 	for i, data := range r.All("garment") {
@@ -88,9 +95,7 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 		}
 		return 0
 	})
-	// The figure's own top, which a top laid on it must cover whole.
-	own, ownBox := figureTop(work, mm, fig)
-	cover := newPlane(work.Rect.Dx(), work.Rect.Dy())
+	cover := &coverage{w: work.Rect.Dx(), h: work.Rect.Dy(), on: make([]bool, work.Rect.Dx()*work.Rect.Dy())}
 	for _, p := range pieces {
 		width := 1.15 * fig.shoulderW
 		top := fig.shoulderY - 0.035*fig.height
@@ -117,9 +122,7 @@ func runTryon(ctx context.Context, r engine.Request) (engine.Result, error) {
 			// sleeves set the width) is laid larger, up to 1.4 times,
 			// until it hides it.
 			for _, g := range topGrowth {
-				trial := cover.clone()
-				stamp(trial, placed, ox, oy)
-				if uncovered(own, trial) <= maxUncovered {
+				if uncoveredWith(own, cover, placed, ox, oy) <= maxUncovered {
 					break
 				}
 				placed, ox = lay(s * g)
@@ -195,11 +198,20 @@ func bodyShadow(dst, garment *image.NRGBA, ox, oy int) {
 			}
 		}
 	}
-	p = p.gaussBlur(0.006*float64(h)/f).resized(w, h)
+	// The blurred plane is read at the frame's size as resized would give
+	// it (bilinear, pixel centres aligned), never made at that size.
+	p = p.gaussBlur(0.006 * float64(h) / f)
+	x0s, x1s, fxs := taps(w, p.w)
+	y0s, y1s, fys := taps(h, p.h)
 	picture.Parallel(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
+			r0 := p.p[y0s[y]*p.w : (y0s[y]+1)*p.w]
+			r1 := p.p[y1s[y]*p.w : (y1s[y]+1)*p.w]
+			fy := fys[y]
 			for x := range w {
-				k := 1 - 0.3*float64(p.p[y*w+x])
+				a := r0[x0s[x]] + (r0[x1s[x]]-r0[x0s[x]])*fxs[x]
+				b := r1[x0s[x]] + (r1[x1s[x]]-r1[x0s[x]])*fxs[x]
+				k := 1 - 0.3*float64(a+(b-a)*fy)
 				if k >= 0.999 {
 					continue
 				}
@@ -247,37 +259,68 @@ func figureTop(img *image.NRGBA, m *matte, fig figure) (*plane, image.Rectangle)
 	return region, box
 }
 
-// stamp records the alpha of src laid at (ox, oy) in cover (the largest
-// so far at each pixel).
-func stamp(cover *plane, src *image.NRGBA, ox, oy int) {
-	for y := range src.Rect.Dy() {
-		ty := y + oy
-		if ty < 0 || ty >= cover.h {
-			continue
-		}
-		for x := range src.Rect.Dx() {
-			tx := x + ox
-			if tx < 0 || tx >= cover.w {
-				continue
-			}
-			a := float32(src.Pix[y*src.Stride+x*4+3]) / 255
-			if a > cover.p[ty*cover.w+tx] {
-				cover.p[ty*cover.w+tx] = a
+// coverage is which pixels of the frame are covered, at least half: the
+// figure's own top, the garments laid (a byte a pixel, not a plane's four).
+type coverage struct {
+	w, h int
+	on   []bool
+}
+
+// coverageOf is where p is at least a half.
+func coverageOf(p *plane) *coverage {
+	c := &coverage{w: p.w, h: p.h, on: make([]bool, len(p.p))}
+	for i, v := range p.p {
+		c.on[i] = v >= 0.5
+	}
+	return c
+}
+
+// laidOn reports whether src laid at (ox, oy) covers the pixel (x, y) of
+// the frame: its alpha there at least a half.
+func laidOn(src *image.NRGBA, ox, oy, x, y int) bool {
+	x, y = x-ox, y-oy
+	return x >= 0 && y >= 0 && x < src.Rect.Dx() && y < src.Rect.Dy() && float32(src.Pix[y*src.Stride+x*4+3])/255 >= 0.5
+}
+
+// stamp records in cover where src laid at (ox, oy) covers the frame.
+func stamp(cover *coverage, src *image.NRGBA, ox, oy int) {
+	for y := max(0, oy); y < min(cover.h, oy+src.Rect.Dy()); y++ {
+		for x := max(0, ox); x < min(cover.w, ox+src.Rect.Dx()); x++ {
+			if laidOn(src, ox, oy, x, y) {
+				cover.on[y*cover.w+x] = true
 			}
 		}
 	}
 }
 
-// uncovered is the share of region (at least half in) that cover leaves
-// showing (cover under a half).
-func uncovered(region, cover *plane) float64 {
+// uncoveredWith is uncovered(region, cover) once src laid at (ox, oy) is
+// stamped on cover, without stamping it (no copy of cover per size tried).
+func uncoveredWith(region, cover *coverage, src *image.NRGBA, ox, oy int) float64 {
 	var in, open int
-	for i, v := range region.p {
-		if v < 0.5 {
+	for i, on := range region.on {
+		if !on {
 			continue
 		}
 		in++
-		if cover.p[i] < 0.5 {
+		if !cover.on[i] && !laidOn(src, ox, oy, i%region.w, i/region.w) {
+			open++
+		}
+	}
+	if in == 0 {
+		return 0
+	}
+	return float64(open) / float64(in)
+}
+
+// uncovered is the share of region that cover leaves showing.
+func uncovered(region, cover *coverage) float64 {
+	var in, open int
+	for i, on := range region.on {
+		if !on {
+			continue
+		}
+		in++
+		if !cover.on[i] {
 			open++
 		}
 	}
