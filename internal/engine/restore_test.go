@@ -3,7 +3,9 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -49,15 +51,19 @@ func TestImageEndpointRestoredThroughFal(t *testing.T) {
 		answer [2]int
 		lost   bool
 		scale  float64 // the upscale model's scale; 0: no pass
+		sent   int     // the long edge of the picture the pass is sent
 		w, h   int
 		fail   string
 	}{
 		// The endpoint answers 1024 or 1536 px; small answers keep the
 		// pixels few while the rule is the same (a frame larger than the
 		// answer is restored).
-		{name: "an answer half the frame", tier: ledger.Tier1K, answer: [2]int{512, 512}, scale: 2, w: 1024, h: 1024},
+		{name: "an answer half the frame", tier: ledger.Tier1K, answer: [2]int{512, 512}, scale: 2, sent: 512, w: 1024, h: 1024},
+		// x2 of 768 px would decode to 1536 px, past the frame: the pass
+		// is sent the answer at 512 px (engine.RestoreSource).
+		{name: "an answer whose scale overshoots is sent smaller", tier: ledger.Tier1K, answer: [2]int{768, 768}, scale: 2, sent: 512, w: 1024, h: 1024},
 		{name: "an answer that covers the frame needs no pass", tier: ledger.Tier1K, answer: [2]int{1024, 1024}, w: 1024, h: 1024},
-		{name: "a pass fal loses fails and is cancelled", tier: ledger.Tier1K, answer: [2]int{512, 512}, lost: true, scale: 2,
+		{name: "a pass fal loses fails and is cancelled", tier: ledger.Tier1K, answer: [2]int{512, 512}, lost: true, scale: 2, sent: 512,
 			fail: "fal was busy: it answered 503. Nothing was charged."},
 	}
 	for _, c := range cases {
@@ -82,9 +88,23 @@ func TestImageEndpointRestoredThroughFal(t *testing.T) {
 			if !e.Restores("generate-character") || !e.Restores("lookbook") {
 				t.Error("an engine with an enlarger does not say it restores its tools")
 			}
+			var told []engine.Sent
 			res, err := e.Run(context.Background(), engine.Request{Tool: "generate-character", Tier: c.tier,
-				Params: map[string]string{"prompt": "A tall model"}})
+				Params: map[string]string{"prompt": "A tall model"}, Record: func(s engine.Sent) { told = append(told, s) }})
 			subs := queue.Submits()
+			if c.scale != 0 {
+				// The record ends with the pass, told before it was sent,
+				// failed or not: the operator sees the second request.
+				last := told[len(told)-1]
+				want := engine.Restoration("fal-ai/esrgan", c.sent, c.sent, int(c.scale))
+				if len(told) != 2 || len(last.Refs) == 0 || last.Refs[len(last.Refs)-1] != want || last.Prompt != told[0].Prompt {
+					t.Errorf("the record was told %+v; want the endpoint's request, then it with %+v", told, want)
+				}
+				data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(fmt.Sprint(subs[0].Input["image_url"]), "data:image/png;base64,"))
+				if _, w, h, err := picture.Probe(data); err != nil || w != c.sent || h != c.sent {
+					t.Errorf("the pass was sent a %dx%d picture (%v); want %dx%d", w, h, err, c.sent, c.sent)
+				}
+			}
 			switch {
 			case c.scale == 0 && len(subs) != 0:
 				t.Fatalf("fal was sent %+v; want nothing", subs)
@@ -138,6 +158,50 @@ func TestRestoreScale(t *testing.T) {
 		}
 		if got := engine.RestoreScale(c.have, c.want); got != c.scale {
 			t.Errorf("RestoreScale(%d, %d) = %d; want %d", c.have, c.want, got, c.scale)
+		}
+	}
+}
+
+// TestRestorationMemory: the restoration pass keeps within the develop's
+// declared memory cost (engine.MemoryCost). The pass is sent the answer at
+// the long edge whose whole scale reaches the frame (RestoreSource), and
+// an answer larger than RestoredMost is refused before it is decoded, so
+// the restored picture decodes to one frame at most (a 1536 px answer
+// taken x4 would have decoded to 6144 px, 2.25 frames of a 4k frame). At
+// its peak the pass holds the picture it sent and two restored frames
+// (the decoder's RGBA and picture.Decode's NRGBA copy; then Finish's
+// opaque copy and its frame): inside the WorkingFrames frames of the
+// tier MemoryCost declares for a develop with no input. The answer itself
+// is not referenced once the picture sent is made.
+func TestRestorationMemory(t *testing.T) {
+	for _, c := range []struct {
+		have, want  int
+		long, scale int
+	}{
+		{1536, 4096, 1024, 4}, {1536, 2048, 1024, 2}, {1024, 4096, 1024, 4}, {1024, 2048, 1024, 2},
+		{1145, 4096, 1024, 4}, {1145, 2048, 1024, 2}, {700, 2048, 512, 4}, {512, 1024, 512, 2},
+		{1000, 2048, 1000, 2}, {993, 1024, 512, 2}, {1200, 3508, 877, 4}, {1023, 2048, 1023, 2},
+	} {
+		long, scale := engine.RestoreSource(c.have, c.want)
+		if long != c.long || scale != c.scale {
+			t.Errorf("RestoreSource(%d, %d) = %d, x%d; want %d, x%d", c.have, c.want, long, scale, c.long, c.scale)
+		}
+		restored := long * scale
+		if engine.Undersized(restored, c.want) || restored > engine.RestoredMost(c.want) {
+			t.Errorf("%d px x%d = %d px for a %d px frame", long, scale, restored, c.want)
+		}
+		tier := ledger.Tier1K
+		for _, tt := range ledger.Tiers {
+			if tt.Pixels() >= c.want {
+				tier = tt
+				break
+			}
+		}
+		square := func(n int) int64 { return int64(n) * int64(n) * 4 }
+		most := int64(engine.RestoredMost(c.want))
+		peak := square(long) + 2*most*most*4
+		if cost := engine.MemoryCost(engine.Request{Tool: "generate-character", Tier: tier}); peak > cost {
+			t.Errorf("a %d px answer restored for a %d px frame holds %d bytes; the develop declares %d", c.have, c.want, peak, cost)
 		}
 	}
 }

@@ -73,7 +73,7 @@ type Develop struct {
 	Inputs         []job.Input       `json:"inputs"`
 	Params         map[string]string `json:"params"`
 	ProviderPrompt *string           `json:"providerPrompt" description:"The words the provider was sent, exactly (the local engine: what it would send); empty for a model that reads none. Before the run it is the composed direction (brand clause, riding marks, standing notes in scope, memories, the frame's own words); null before the worker reached the develop."`
-	ProviderRefs   []job.Ref         `json:"providerRefs" description:"The pictures the provider was sent, in its order: the inputs by role and the riding marks (role mark, the material as text), each by its house asset. Never bytes, URLs or keys."`
+	ProviderRefs   []job.Ref         `json:"providerRefs" description:"The pictures the provider was sent, in its order: the inputs by role and the riding marks (role mark, the material as text), each by its house asset; last, a restoration pass the develop made as a second request (role restoration, the restoring model as label, the picture sent and the scale as text). Never bytes, URLs or keys."`
 }
 
 // Letter is a row of the e-mail log; HTML only when one letter is read.

@@ -94,7 +94,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 			}
 		}
 	}
-	return e.fetchResult(ctx, r, out)
+	return e.fetchResult(ctx, r, sent, out)
 }
 
 // file is a file in a model's output.
@@ -323,8 +323,9 @@ func (e *Engine) queueURL(given, model, id, suffix string) string {
 	return e.Client.Base.JoinPath(elems...).String()
 }
 
-// fetchResult downloads the output file and makes the engine's result of it.
-func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (engine.Result, error) {
+// fetchResult downloads the output file and makes the engine's result of
+// it; sent is what the record on the job holds so far.
+func (e *Engine) fetchResult(ctx context.Context, r engine.Request, sent engine.Sent, f file) (engine.Result, error) {
 	t, _ := tool.Get(r.Tool)
 	video := t.Video || strings.HasPrefix(f.ContentType, "video/")
 	limit := int64(maxImageBytes)
@@ -346,15 +347,12 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	if err != nil {
 		return engine.Result{}, Upstream.BadResult(r.Tool, "it is not an image we can read", err)
 	}
-	if long := max(img.Rect.Dx(), img.Rect.Dy()); restored(r) && engine.Undersized(long, r.Tier.Pixels()) && e.Models["upscale"] != "" {
-		// flux/dev answers at its native size (fluxNative): the
-		// restoration pass takes it to the tier.
-		w, h := img.Rect.Dx(), img.Rect.Dy()
-		if img, _, _, err = e.restore(ctx, r.Tool, f.URL, long, r.Tier.Pixels()); err != nil {
+	if Restores(r.Tool) && engine.Undersized(max(img.Rect.Dx(), img.Rect.Dy()), r.Tier.Pixels()) && e.Models["upscale"] != "" {
+		// The model answered at its own size (kontext's edits about one
+		// megapixel, flux/dev its native canvas, the others the input's
+		// size): the restoration pass takes it to the tier.
+		if img, err = e.restore(ctx, r, sent, img, f.URL, r.Tier.Pixels()); err != nil {
 			return engine.Result{}, err
-		}
-		if rw, rh := img.Rect.Dx(), img.Rect.Dy(); !lookbrief.Fits(fmt.Sprintf("%d:%d", w, h), rw, rh) {
-			return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf("the restoration pass answered a %dx%d picture for a %dx%d one", rw, rh, w, h), nil)
 		}
 	}
 	res, err := engine.Finish(img, r.Tier, finishShape(r), r.Tool == "remove-background")
@@ -364,13 +362,19 @@ func (e *Engine) fetchResult(ctx context.Context, r engine.Request, f file) (eng
 	return res, nil
 }
 
-// restored reports whether a result of r below the tier goes through the
-// restoration pass: a character made from words (flux/dev, asked at its
-// native size). The other models answer at their own size and are
-// finished at the tier as they are.
-func restored(r engine.Request) bool {
-	_, photo := r.Input("image")
-	return r.Tool == "generate-character" && !photo
+// Restores reports whether a still result of tool that falls short of the
+// tier asked goes through the restoration pass (fal-ai/esrgan) before it
+// is finished, and is charged the tier asked: every fal model but the
+// upscale model itself (its scale is chosen to reach the tier) and the
+// background remover, whose answer is a matte at the input's size and
+// priced alike at every tier (an upscale model would redraw its edge).
+// Look frames are restored by runLook; videos are what they are.
+func Restores(tool string) bool {
+	switch tool {
+	case "upscale", "remove-background", "lookbook-video":
+		return false
+	}
+	return true
 }
 
 // download fetches a result file of at most limit bytes: a data URI, or

@@ -240,13 +240,13 @@ func (q *fakeQueue) serveCDN(w http.ResponseWriter, r *http.Request) {
 
 func imagesOutput(q *fakeQueue, id string) any {
 	return map[string]any{
-		"images": []map[string]any{{"url": q.cdn.URL + "/" + id + ".png", "width": 700, "height": 500, "content_type": "image/png"}},
+		"images": []map[string]any{{"url": q.cdn.URL + "/" + id + ".png", "width": 1050, "height": 750, "content_type": "image/png"}},
 		"seed":   42,
 	}
 }
 
 func imageOutput(q *fakeQueue, id string) any {
-	return map[string]any{"image": map[string]any{"url": q.cdn.URL + "/" + id + ".png", "width": 700, "height": 500, "content_type": "image/png"}}
+	return map[string]any{"image": map[string]any{"url": q.cdn.URL + "/" + id + ".png", "width": 1050, "height": 750, "content_type": "image/png"}}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -255,13 +255,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// resultPNG is what the fake model "returns": 700x500, a dark box on grey.
+// resultPNG is what the fake model "returns": 1050x750, a dark box on
+// grey; large enough that a 1k result needs no restoration pass (fal's
+// edit models answer about one megapixel).
 var resultPNG = func() []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, 700, 500))
-	for y := range 500 {
-		for x := range 700 {
+	img := image.NewNRGBA(image.Rect(0, 0, 1050, 750))
+	for y := range 750 {
+		for x := range 1050 {
 			c := color.NRGBA{R: 200, G: 200, B: 200, A: 255}
-			if x > 200 && x < 500 && y > 150 && y < 350 {
+			if x > 300 && x < 750 && y > 225 && y < 525 {
 				c = color.NRGBA{R: 30, G: 40, B: 120, A: 255}
 			}
 			img.SetNRGBA(x, y, c)
@@ -393,7 +395,7 @@ func TestQueueProtocol(t *testing.T) {
 	if len(q.cancels) != 0 {
 		t.Errorf("cancels %v", q.cancels)
 	}
-	// The result is resampled to the tier: 700x500 from the model -> 2048x1463.
+	// The result is resampled to the tier: 1050x750 from the model -> 2048x1463.
 	if res.Mime != "image/jpeg" || res.Width != 2048 || res.Height != 1463 {
 		t.Errorf("result %s %dx%d, want image/jpeg 2048x1463", res.Mime, res.Width, res.Height)
 	}

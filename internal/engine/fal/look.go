@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
+	"slices"
 
 	"studio/internal/engine"
 	"studio/internal/engine/lookbrief"
@@ -64,13 +65,9 @@ func (e *Engine) runLook(ctx context.Context, r engine.Request) (engine.Result, 
 		return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
 			"the look model answered a %dx%d picture, not the %s frame it was asked for", w, h, asked), nil)
 	}
-	if long := max(w, h); engine.Undersized(long, b.LongEdge()) && e.Models["upscale"] != "" {
-		if img, w, h, err = e.restore(ctx, r.Tool, out.URL, long, b.LongEdge()); err != nil {
+	if engine.Undersized(max(w, h), b.LongEdge()) && e.Models["upscale"] != "" {
+		if img, err = e.restore(ctx, r, b.Sent(), img, out.URL, b.LongEdge()); err != nil {
 			return engine.Result{}, err
-		}
-		if !lookbrief.Fits(asked, w, h) {
-			return engine.Result{}, Upstream.BadResult(r.Tool, fmt.Sprintf(
-				"the restoration pass answered a %dx%d picture, not the %s frame it was given", w, h, asked), nil)
 		}
 	}
 	res, err := engine.FinishSized(img, b.Width, b.Height)
@@ -93,38 +90,61 @@ func (e *Engine) fetchImage(ctx context.Context, tool, u string) (*image.NRGBA, 
 	return img, img.Rect.Dx(), img.Rect.Dy(), nil
 }
 
-// restore is the restoration pass: the picture at imageURL (fal's own
-// result URL, or a data URI), whose long edge is long, through the
-// upscale model at the whole scale that reaches want (2 or 4), decoded.
-func (e *Engine) restore(ctx context.Context, tool, imageURL string, long, want int) (*image.NRGBA, int, int, error) {
-	up, err := e.do(ctx, tool, call{model: e.Models["upscale"], input: map[string]any{
-		"image_url": imageURL, "scale": engine.RestoreScale(long, want), "model": "RealESRGAN_x4plus", "output_format": "png",
+// restore is the restoration pass: img, fal's answer (at imageURL, fal's
+// own result URL; "" for another engine's answer), through the upscale
+// model at the whole scale that reaches want, the long edge of the frame.
+// An answer whose whole scale would overshoot the frame is sent resampled
+// (engine.RestoreSource), as a data URI, so that the restored picture is
+// the frame's size: a larger answer is refused before it is decoded
+// (engine.RestoredMost), and one of another aspect or short of the frame
+// fails. Before it is submitted the pass joins the record (sent, told to
+// r), so the job shows the second request, failed or not.
+func (e *Engine) restore(ctx context.Context, r engine.Request, sent engine.Sent, img *image.NRGBA, imageURL string, want int) (*image.NRGBA, error) {
+	model := e.Models["upscale"]
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	long, scale := engine.RestoreSource(max(w, h), want)
+	if long != max(w, h) || imageURL == "" {
+		src := picture.FitLong(img, long)
+		data, err := picture.EncodePNG(src)
+		if err != nil {
+			return nil, engine.ProviderError(r.Tool, "The picture to restore could not be encoded.", err)
+		}
+		w, h, imageURL = src.Rect.Dx(), src.Rect.Dy(), "data:image/png;base64,"+base64.StdEncoding.EncodeToString(data)
+	}
+	sent.Refs = append(slices.Clone(sent.Refs), engine.Restoration(model, w, h, scale))
+	r.Tell(sent)
+	up, err := e.do(ctx, r.Tool, call{model: model, input: map[string]any{
+		"image_url": imageURL, "scale": scale, "model": "RealESRGAN_x4plus", "output_format": "png",
 	}})
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	return e.fetchImage(ctx, tool, up.URL)
-}
-
-// Enlarge is the restoration pass for another engine's answer (the image
-// endpoint's, engine.Enlarger): data goes to the upscale model as a data
-// URI, at the whole scale that takes its long edge to long. A request
-// that fails after fal took it is cancelled there (do); the picture
-// answered must keep data's aspect within 3%.
-func (e *Engine) Enlarge(ctx context.Context, tool string, data []byte, long int) (*image.NRGBA, error) {
-	if e.Models["upscale"] == "" {
-		return nil, fmt.Errorf("%w: fal has no upscale model to restore %s with", engine.ErrUnsupported, tool)
-	}
-	mime, w, h, err := picture.Probe(data)
-	if err != nil {
-		return nil, engine.ProviderError(tool, "The picture to restore is not one we can read.", err)
-	}
-	img, rw, rh, err := e.restore(ctx, tool, "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(data), max(w, h), long)
 	if err != nil {
 		return nil, err
 	}
-	if !lookbrief.Fits(fmt.Sprintf("%d:%d", w, h), rw, rh) || engine.Undersized(max(rw, rh), long) {
-		return nil, Upstream.BadResult(tool, fmt.Sprintf("the restoration pass answered a %dx%d picture for a %dx%d one", rw, rh, w, h), nil)
+	data, _, err := e.download(ctx, r.Tool, up.URL, maxImageBytes)
+	if err != nil {
+		return nil, err
 	}
-	return img, nil
+	_, rw, rh, err := picture.Probe(data)
+	if err != nil {
+		return nil, Upstream.BadResult(r.Tool, "the restoration pass answered something that is not an image we can read", err)
+	}
+	if !lookbrief.Fits(fmt.Sprintf("%d:%d", w, h), rw, rh) || engine.Undersized(max(rw, rh), want) || max(rw, rh) > engine.RestoredMost(want) {
+		return nil, Upstream.BadResult(r.Tool, fmt.Sprintf("the restoration pass answered a %dx%d picture for a %dx%d one at x%d", rw, rh, w, h, scale), nil)
+	}
+	out, err := picture.Decode(data)
+	if err != nil {
+		return nil, Upstream.BadResult(r.Tool, "the restoration pass answered something that is not an image we can read", err)
+	}
+	return out, nil
+}
+
+// Enlarge is the restoration pass for another engine's answer (the image
+// endpoint's, engine.Enlarger): img goes to the upscale model as a data
+// URI, resampled where the whole scale would overshoot the frame, and
+// the pass joins r's record. A request that fails after fal took it is
+// cancelled there (do).
+func (e *Engine) Enlarge(ctx context.Context, r engine.Request, sent engine.Sent, img *image.NRGBA, long int) (*image.NRGBA, error) {
+	if e.Models["upscale"] == "" {
+		return nil, fmt.Errorf("%w: fal has no upscale model to restore %s with", engine.ErrUnsupported, r.Tool)
+	}
+	return e.restore(ctx, r, sent, img, "", long)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,23 @@ func TestLookFrames(t *testing.T) {
 	}
 }
 
+// sentAt reports whether the restoration pass pass was sent first's
+// answer by its URL (from 0), or as a data URI whose long edge is from.
+func sentAt(t *testing.T, first, pass faltest.Submit, from int) bool {
+	t.Helper()
+	u := fmt.Sprint(pass.Input["image_url"])
+	if from == 0 {
+		return strings.HasSuffix(u, first.ID+".png")
+	}
+	_, payload, ok := strings.Cut(u, ";base64,")
+	data, err := base64.StdEncoding.DecodeString(payload)
+	if !ok || err != nil {
+		return false
+	}
+	_, w, h, err := picture.Probe(data)
+	return err == nil && max(w, h) == from
+}
+
 func near(a, b color.NRGBA) bool {
 	d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
 	return d(a.R, b.R) < 12 && d(a.G, b.G) < 12 && d(a.B, b.B) < 12
@@ -179,8 +197,10 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		input  map[string]any // fields the call must carry, as JSON decodes them
 		w, h   int
 		mime   string
-		fail   string
+		fail   string  // an input fault's words
+		fault  string  // a provider fault's words
 		pass   float64 // the restoration pass's scale; 0: none
+		from   int     // the long edge of the picture the pass is sent as a data URI; 0: fal's answer by its URL
 	}{
 		{name: "character from words", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "A tall model", "aspect": "4:5"}},
 			model: "fal-ai/flux/dev", input: map[string]any{"prompt": "A tall model", "num_images": 1.0, "image_size": map[string]any{"width": 819.0, "height": 1024.0}},
@@ -197,11 +217,28 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		{name: "character from a reference", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
 			model: "fal-ai/flux-pro/kontext", input: map[string]any{"image_url": "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(frame),
 				"prompt": "The same person as a full-length fashion model on a plain studio background, same face and build."},
-			w: 1024, h: 1024, mime: "image/jpeg"},
+			w: 819, h: 1024, mime: "image/jpeg"},
 		{name: "a character from a photo keeps its instruction beside the brand clause", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K,
 			Inputs: []engine.Input{in("image", frame)}, Prompt: "House style: quiet coastal tailoring."},
 			model: "fal-ai/flux-pro/kontext", input: map[string]any{"prompt": fal.CharacterFromPhoto + " House style: quiet coastal tailoring."},
-			w: 1024, h: 1024, mime: "image/jpeg"},
+			w: 819, h: 1024, mime: "image/jpeg"},
+		// Kontext answers about one megapixel (916x1145 for a 4:5 photo):
+		// x2 would make 2290 px, past the 2k frame, so the pass is sent
+		// the answer at 1024 px and answers the frame's size.
+		{name: "a 2k character from a photo is kontext's answer restored", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", frame)}},
+			model: "fal-ai/flux-pro/kontext", w: 1638, h: 2048, mime: "image/jpeg", pass: 2, from: 1024},
+		{name: "a 2k iron is kontext's answer restored", req: engine.Request{Tool: "iron", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", frame)}},
+			model: "fal-ai/flux-pro/kontext", w: 1638, h: 2048, mime: "image/jpeg", pass: 2, from: 1024},
+		{name: "a 2k cleanup of a small picture is the eraser's answer restored x4", req: engine.Request{Tool: "cleanup", Tier: ledger.Tier2K,
+			Inputs: []engine.Input{in("image", frame), in("mask", jpegOf(t, 400, 500))}},
+			model: "fal-ai/bria/eraser", w: 1638, h: 2048, mime: "image/jpeg", pass: 4},
+		{name: "a restoration pass that answers past the frame is refused", req: engine.Request{Tool: "iron", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", frame)}},
+			answer: faltest.Answer{Width: 2200, Height: 2750}, model: "fal-ai/flux-pro/kontext", pass: 2, from: 1024,
+			fault: "the restoration pass answered a 2200x2750 picture for a 819x1024 one at x2"},
+		{name: "a restoration pass fal loses fails the edit and is cancelled", req: engine.Request{Tool: "iron", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", frame)}},
+			answer: faltest.Answer{Lost: true}, model: "fal-ai/flux-pro/kontext", pass: 2, from: 1024, fault: "fal was busy: it answered 503"},
+		{name: "a 2k background removal is not restored", req: engine.Request{Tool: "remove-background", Tier: ledger.Tier2K, Inputs: []engine.Input{in("image", frame)}},
+			model: "fal-ai/birefnet", w: 1638, h: 2048, mime: "image/png"},
 		{name: "a flagged character is refused", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "x"}},
 			answer: faltest.Answer{NSFW: true}, model: "fal-ai/flux/dev", input: map[string]any{"prompt": "x"}, fail: "safety check refused this picture"},
 		{name: "a look video from a frame", req: engine.Request{Tool: "lookbook-video", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}, Prompt: "She turns slowly."},
@@ -212,7 +249,14 @@ func TestGenerativeOnStandIn(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := faltest.New(t, testKey)
-			srv.Answer(func(string, map[string]any) faltest.Answer { return c.answer })
+			srv.Answer(func(model string, _ map[string]any) faltest.Answer {
+				if c.pass != 0 && (c.fault == "" || model != "fal-ai/esrgan") {
+					return faltest.Answer{}
+				}
+				return c.answer
+			})
+			var told []engine.Sent
+			c.req.Record = func(s engine.Sent) { told = append(told, s) }
 			e, err := fal.New(testKey, srv.URL, hosted.WithPolling(time.Millisecond, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
@@ -223,8 +267,15 @@ func TestGenerativeOnStandIn(t *testing.T) {
 			case c.pass == 0 && (len(subs) != 1 || subs[0].Model != c.model):
 				t.Fatalf("calls %+v; want one to %s", subs, c.model)
 			case c.pass != 0 && (len(subs) != 2 || subs[0].Model != c.model || subs[1].Model != "fal-ai/esrgan" ||
-				subs[1].Input["scale"] != c.pass || !strings.HasSuffix(fmt.Sprint(subs[1].Input["image_url"]), subs[0].ID+".png")):
-				t.Fatalf("calls %+v; want one to %s, then its answer to the upscale model at scale %v", subs, c.model, c.pass)
+				subs[1].Input["scale"] != c.pass || !sentAt(t, subs[0], subs[1], c.from)):
+				t.Fatalf("calls %+v; want one to %s, then its answer (sent at %d px) to the upscale model at scale %v", subs, c.model, c.from, c.pass)
+			}
+			// The record on the job ends with the restoration pass when
+			// there is one, so an operator sees the second request.
+			if last := told[len(told)-1].Refs; c.pass != 0 && (len(last) == 0 || last[len(last)-1].Role != "restoration" || last[len(last)-1].Label != "fal-ai/esrgan") {
+				t.Errorf("the record %+v does not end with the restoration pass", told[len(told)-1])
+			} else if c.pass == 0 && len(told) != 1 {
+				t.Errorf("the record was told %d times (%+v); want once", len(told), told)
 			}
 			for k, v := range c.input {
 				if got := subs[0].Input[k]; fmt.Sprint(got) != fmt.Sprint(v) {
@@ -234,6 +285,15 @@ func TestGenerativeOnStandIn(t *testing.T) {
 			if c.fail != "" {
 				if !engine.IsInput(err) || !strings.Contains(err.Error(), c.fail) {
 					t.Fatalf("err = %v; want an input fault saying %q", err, c.fail)
+				}
+				return
+			}
+			if c.fault != "" {
+				if err == nil || engine.IsInput(err) || !strings.Contains(err.Error(), c.fault) {
+					t.Fatalf("err = %v; want a provider fault saying %q", err, c.fault)
+				}
+				if c.answer.Lost && !slices.Equal(srv.Cancelled(), []string{subs[1].ID}) {
+					t.Errorf("cancelled %v; want the lost pass %s cancelled", srv.Cancelled(), subs[1].ID)
 				}
 				return
 			}

@@ -170,7 +170,7 @@ func (e *Engine) Run(ctx context.Context, r engine.Request) (engine.Result, erro
 		want = max(fw, fh)
 	}
 	if e.enlarge != nil && engine.Undersized(max(w, h), want) {
-		if img, err = e.enlarge.Enlarge(ctx, r.Tool, data, want); err != nil {
+		if img, err = e.enlarge.Enlarge(ctx, r, sent, img, want); err != nil {
 			return engine.Result{}, err
 		}
 	}

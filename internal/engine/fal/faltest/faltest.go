@@ -15,7 +15,11 @@
 // and aspect_ratio; the upscale model at its input's size (a submission's
 // result URL, or a data URI) times scale;
 // kling's image-to-video a 1280x720 MP4 ({video: {url, content_type}});
-// a model given an image_size (flux/dev) that size; any other 512x512. Each answer is painted one flat colour of
+// a model given an image_size (flux/dev) that size; FLUX.1 Kontext (the
+// edits, a character from a photo, harmonize) about one megapixel at its
+// picture's aspect; the other edit models (fill, eraser, expand, product
+// shot, background removal, try-on) at their picture's size; any other
+// 512x512. Each answer is painted one flat colour of
 // Palette, in submission order, so a test can tell whose answer a frame is.
 //
 // A submission may be scripted to take a fixed time (Takes: its status
@@ -33,6 +37,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -254,24 +259,61 @@ func (s *Server) size(model string, input map[string]any) (int, int) {
 		}
 	case strings.Contains(model, "esrgan"):
 		scale, _ := input["scale"].(float64)
-		u, _ := input["image_url"].(string)
-		if rest, ok := strings.CutPrefix(u, "data:"); ok {
-			// Another engine's answer, sent as a data URI (the image
-			// endpoint's restoration pass).
-			_, payload, _ := strings.Cut(rest, ",")
-			data, _ := base64.StdEncoding.DecodeString(payload)
-			if _, w, h, err := picture.Probe(data); err == nil {
-				return int(float64(w) * scale), int(float64(h) * scale)
-			}
+		if w, h, ok := s.sizeOf(input["image_url"]); ok {
+			return int(float64(w) * scale), int(float64(h) * scale)
 		}
-		id := strings.TrimSuffix(u[strings.LastIndex(u, "/")+1:], ".png")
-		for _, sub := range s.subs {
-			if sub.ID == id {
-				return int(float64(sub.W) * scale), int(float64(sub.H) * scale)
+	case strings.Contains(model, "kontext"):
+		// FLUX.1 Kontext answers about one megapixel at its (first)
+		// picture's aspect, whatever that picture's size.
+		u := input["image_url"]
+		if list, ok := input["image_urls"].([]any); ok && len(list) > 0 {
+			u = list[0]
+		}
+		if w, h, ok := s.sizeOf(u); ok {
+			return megapixel(w, h)
+		}
+		return 1024, 1024
+	default:
+		// The other edit models (fill, eraser, expand, product shot,
+		// background removal, try-on) answer at their picture's size.
+		for _, k := range []string{"image_url", "model_image"} {
+			if w, h, ok := s.sizeOf(input[k]); ok {
+				return w, h
 			}
 		}
 	}
 	return 512, 512
+}
+
+// sizeOf is the size of a picture a submission carries: a data URI, or the
+// URL of an earlier submission's answer. Call with s.mu held.
+func (s *Server) sizeOf(v any) (int, int, bool) {
+	u, _ := v.(string)
+	if rest, ok := strings.CutPrefix(u, "data:"); ok {
+		_, payload, _ := strings.Cut(rest, ",")
+		data, _ := base64.StdEncoding.DecodeString(payload)
+		if _, w, h, err := picture.Probe(data); err == nil {
+			return w, h, true
+		}
+		return 0, 0, false
+	}
+	if u == "" {
+		return 0, 0, false
+	}
+	id := strings.TrimSuffix(u[strings.LastIndex(u, "/")+1:], ".png")
+	for _, sub := range s.subs {
+		if sub.ID == id {
+			return sub.W, sub.H, true
+		}
+	}
+	return 0, 0, false
+}
+
+// megapixel is about 1024x1024 pixels at the aspect w:h: FLUX.1
+// Kontext's output size.
+func megapixel(w, h int) (int, int) {
+	f := math.Sqrt(1024 * 1024 / (float64(w) * float64(h)))
+	return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
 }
 
 // video reports whether model answers a video (kling's image-to-video).
