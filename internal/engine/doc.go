@@ -65,7 +65,7 @@
 //	color-change        fal-ai/flux-pro/kontext; with a mask fal-ai/flux-pro/v1/fill
 //	fit-adjust          fal-ai/flux-pro/kontext
 //	tryon               fal-ai/fashn/tryon/v1.6 (several garments: one call per garment, chained)
-//	generate-character  fal-ai/flux/dev (at the 1k canvas; a 2k or 4k one restored by upscale's model); with an image fal-ai/flux-pro/kontext
+//	generate-character  fal-ai/flux/dev (at the 1k canvas); with an image fal-ai/flux-pro/kontext
 //	lookbook-video      fal-ai/kling-video/v2.1/standard/image-to-video
 //	lookbook            fal-ai/nano-banana-pro/edit (references, prompt, aspect_ratio, resolution; package lookbrief)
 //
@@ -76,10 +76,13 @@
 // as words (fal.Takes). Each engine tells Request.Record what it sent (the
 // local engine: what it would send), and the worker keeps it on the job.
 //
-// A look frame or a character from words answered smaller than the frame
+// Any still answer of fal's models smaller than the frame (a look frame, a
+// character, Kontext's one-megapixel edits; fal.Restores names the tools)
 // goes through the upscale model (the restoration pass) before it is
-// finished; fal.Engine.Enlarge offers the same pass to the image endpoint
-// (an Enlarger, handed over by the wiring: Restoring, Restores).
+// finished, sent at the size whose whole scale lands on the frame
+// (RestoreSource) and recorded on the job after the first request
+// (Restoration); fal.Engine.Enlarge offers the same pass to the image
+// endpoint (an Enlarger, handed over by the wiring: Restoring, Restores).
 //
 // Its still results go through Finish, so they obey the same tier and shape
 // rules as the local engine's; a video is passed through at the provider's size.
