@@ -15,7 +15,7 @@ import (
 // README that gives its licence), with what a person sees in it.
 type Sample struct {
 	Name   string
-	Source string // the folder: skimage, matplotlib, scipy, sklearn, go
+	Source string // the folder: skimage, matplotlib, scipy, sklearn, go, clothing-dataset
 	Kind   string // portrait, figure, garment, product, several, scene or texture
 	Note   string
 	Path   string
