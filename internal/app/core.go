@@ -155,7 +155,7 @@ func (c *Core) build(ctx context.Context) error {
 		// Several instances share PostgreSQL: relay events between them.
 		// Another instance's event wakes this one's workers: a job may be queued.
 		c.Relay, err = events.NewPGRelay(ctx, cfg.DatabaseURL, c.Events, log,
-			events.RelayOptions{Fetch: job.MessageAt(db), OnNotify: func(string) { c.wakeWorkers() }})
+			events.RelayOptions{Fetch: job.MessageAt(db), OnNotify: func(string) { c.wakeWorkers() }, Replay: db.EventsSince})
 		if err != nil {
 			return err
 		}

@@ -302,3 +302,14 @@ func (b *Broker) watched(house string) bool {
 	defer b.mu.RUnlock()
 	return len(b.houses[house]) > 0
 }
+
+// houseList returns the houses that have a subscriber.
+func (b *Broker) houseList() []string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	out := make([]string, 0, len(b.houses))
+	for house := range b.houses {
+		out = append(out, house)
+	}
+	return out
+}

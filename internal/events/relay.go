@@ -51,7 +51,18 @@ type RelayOptions struct {
 	// (its house), watched or not: a worker process wakes on it to claim
 	// a job queued elsewhere. It must not block.
 	OnNotify func(house string)
+	// Replay, when set, returns the messages of a house's events after
+	// seq, in seq order, at most limit: after the listening connection
+	// dropped, the relay replays to each watched house what it missed
+	// since the last event it delivered there, so its sockets stay open.
+	// Without it, or when it fails, the house's subscribers are asked to
+	// resync (their clients replay with GET /api/toolkit/jobs?since=N).
+	Replay func(ctx context.Context, house string, seq int64, limit int) ([]Message, error)
 }
+
+// replayLimit is the most events the relay replays to a house after a
+// dropped connection; a house that missed more is asked to resync.
+const replayLimit = 256
 
 // PGRelay carries committed messages to the sockets of every instance that
 // shares one PostgreSQL database. It holds a dedicated connection that
@@ -66,8 +77,9 @@ type RelayOptions struct {
 // A nil *PGRelay is valid (a single instance, SQLite): Notify does nothing.
 //
 // When the connection drops, the relay reconnects with backoff; once it
-// listens again it ends every local subscription with ErrResync, because
-// messages sent while it was away are lost and those clients must replay.
+// listens again it replays to each watched house the events after the last
+// one it delivered there (RelayOptions.Replay), and ends the subscriptions
+// it cannot replay to with ErrResync: their clients replay themselves.
 type PGRelay struct {
 	id      string
 	channel string
@@ -81,6 +93,11 @@ type PGRelay struct {
 
 	mu   sync.Mutex
 	conn *pgx.Conn // the listening connection; nil while reconnecting
+
+	// last is, per watched house, the seq of the last event delivered
+	// there; only the relay's goroutine uses it. An event at or below it
+	// (one a replay delivered already) is skipped.
+	last map[string]int64
 }
 
 // NewPGRelay connects to databaseURL, LISTENs and starts relaying to b.
@@ -106,7 +123,7 @@ func NewPGRelay(ctx context.Context, databaseURL string, b *Broker, log *slog.Lo
 	_, _ = crand.Read(raw[:])
 	r := &PGRelay{
 		id: hex.EncodeToString(raw[:]), channel: opts.Channel, broker: b,
-		log: log.With("component", "events relay"), opts: opts, cfg: cfg,
+		log: log.With("component", "events relay"), opts: opts, cfg: cfg, last: map[string]int64{},
 	}
 	conn, err := r.listen(ctx)
 	if err != nil {
@@ -267,10 +284,58 @@ func (r *PGRelay) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		r.setConn(conn)
-		// Whatever was notified while we were away is lost to our clients.
-		r.broker.ResyncAll()
-		r.log.Info("listening again; local subscribers asked to resync")
+		// Whatever was notified while we were away is lost to our clients:
+		// replay it from the store, or ask them to.
+		r.catchUp(ctx)
 	}
+}
+
+// catchUp replays to every watched house the events after the last one
+// delivered there, now that the relay listens again (what commits from now
+// on arrives as notifications, skipped when the replay had it already). A
+// house with no delivered event yet, or whose replay fails or is too long,
+// is asked to resync.
+func (r *PGRelay) catchUp(ctx context.Context) {
+	replayed, resynced := 0, 0
+	for _, house := range r.broker.houseList() {
+		last, known := r.last[house]
+		var msgs []Message
+		err := errors.New("no replay")
+		if known && r.opts.Replay != nil {
+			replayCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			msgs, err = r.opts.Replay(replayCtx, house, last, replayLimit)
+			cancel()
+			if err == nil && len(msgs) >= replayLimit {
+				err = errors.New("too many events missed")
+			}
+		}
+		if err != nil {
+			r.broker.Resync(house)
+			delete(r.last, house)
+			resynced++
+			continue
+		}
+		for _, m := range msgs {
+			r.publish(house, m.Seq, m.Data)
+		}
+		replayed++
+	}
+	for house := range r.last {
+		if !r.broker.watched(house) {
+			delete(r.last, house)
+		}
+	}
+	r.log.Info("listening again", "houses replayed", replayed, "houses asked to resync", resynced)
+}
+
+// publish delivers a house-wide event to the local broker once, in seq
+// order: an event at or below the last delivered to the house is skipped.
+func (r *PGRelay) publish(house string, seq int64, msg []byte) {
+	if last, ok := r.last[house]; ok && seq <= last {
+		return
+	}
+	r.last[house] = seq
+	r.broker.Publish(house, seq, msg)
 }
 
 // reconnect retries listen with capped, jittered exponential backoff. It
@@ -323,6 +388,7 @@ func (r *PGRelay) deliver(ctx context.Context, raw string) {
 		r.opts.OnNotify(p.house)
 	}
 	if !r.broker.watched(p.house) {
+		delete(r.last, p.house)
 		return
 	}
 	if p.user != "" {
@@ -334,7 +400,7 @@ func (r *PGRelay) deliver(ctx context.Context, raw string) {
 		return
 	}
 	if !p.ref {
-		r.broker.Publish(p.house, p.seq, []byte(p.msg))
+		r.publish(p.house, p.seq, []byte(p.msg))
 		return
 	}
 	if r.opts.Fetch == nil {
@@ -349,5 +415,5 @@ func (r *PGRelay) deliver(ctx context.Context, raw string) {
 		r.broker.Resync(p.house)
 		return
 	}
-	r.broker.Publish(p.house, p.seq, msg)
+	r.publish(p.house, p.seq, msg)
 }

@@ -299,6 +299,61 @@ func TestRelayReconnects(t *testing.T) {
 	expectOnly(t, after, 9)
 }
 
+// TestRelayReplaysAfterReconnect: when the listening connection drops, the
+// relay replays to a watched house the events after the last it delivered
+// there, so its subscribers stay open and miss nothing; an event the
+// replay delivered is not delivered again when its notification comes.
+func TestRelayReplaysAfterReconnect(t *testing.T) {
+	url := pgURL(t)
+	ch := channel()
+	replayed := make(chan int64, 1)
+	replay := func(_ context.Context, house string, seq int64, limit int) ([]Message, error) {
+		replayed <- seq
+		if house != "A" || limit < 2 {
+			return nil, errors.New("unexpected replay")
+		}
+		// Committed while the connection was down.
+		return []Message{{Seq: 2, Data: []byte(`{"seq":2}`)}, {Seq: 3, Data: []byte(`{"seq":3}`)}}, nil
+	}
+	one := newInstance(t, url, RelayOptions{Channel: ch})
+	two := newInstance(t, url, RelayOptions{Channel: ch, MaxBackoff: 200 * time.Millisecond, Replay: replay})
+	db := openDB(t, url)
+	sub, fresh := two.b.Subscribe("A"), two.b.Subscribe("B") // B has had no event: it can only resync
+	one.publish(t, db, "A", 1, []byte(`{"seq":1}`))
+	expectOnly(t, sub, 1)
+
+	two.r.mu.Lock()
+	_ = two.r.conn.PgConn().Conn().Close() // as if the network failed
+	two.r.mu.Unlock()
+	select {
+	case seq := <-replayed:
+		if seq != 1 {
+			t.Errorf("replayed after %d; want after 1, the last event delivered", seq)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no replay after the connection dropped")
+	}
+	one.publish(t, db, "A", 3, []byte(`{"seq":3}`)) // notified as the replay ran: delivered once
+	one.publish(t, db, "A", 4, []byte(`{"seq":4}`))
+	for _, want := range []int64{2, 3, 4} {
+		if m := recv(t, sub); m.Seq != want {
+			t.Fatalf("got seq %d; want %d: in order, each once", m.Seq, want)
+		}
+	}
+	expectOnly(t, sub)
+	if sub.Err() != nil {
+		t.Errorf("the replayed subscription ended: %v", sub.Err())
+	}
+	select {
+	case <-fresh.Done():
+		if !errors.Is(fresh.Err(), ErrResync) {
+			t.Errorf("B's subscription ended with %v; want ErrResync", fresh.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("B's subscription, with nothing to replay from, was not asked to resync")
+	}
+}
+
 func TestRelayBadURL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

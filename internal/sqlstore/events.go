@@ -21,8 +21,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 
+	"studio/internal/events"
 	"studio/internal/job"
 	"studio/internal/notify"
 )
@@ -92,36 +94,45 @@ func (t *Tx) eventsOf(ctx context.Context) ([]event, error) {
 	}
 	var out []event
 	for _, house := range houses {
-		r := ranges[house]
-		jobs, err := eventRows(ctx, t, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq >= ? AND event_seq <= ?`,
-			house, r, func(rows *sql.Rows) (int64, []byte, error) {
-				j, err := scanJob(t.db.publicURL, rows)
-				if err != nil {
-					return 0, nil, err
-				}
-				msg, err := job.Message(j)
-				return j.EventSeq, msg, err
-			})
+		of, err := t.eventsIn(ctx, house, ranges[house])
 		if err != nil {
 			return nil, err
 		}
-		notes, err := eventRows(ctx, t, `SELECT `+notificationCols+` FROM notifications WHERE organization_id = ? AND event_seq >= ? AND event_seq <= ?`,
-			house, r, func(rows *sql.Rows) (int64, []byte, error) {
-				n, err := scanNotification(rows)
-				if err != nil {
-					return 0, nil, err
-				}
-				msg, err := notify.Message(n)
-				return n.EventSeq, msg, err
-			})
-		if err != nil {
-			return nil, err
-		}
-		of := append(jobs, notes...)
-		slices.SortFunc(of, func(a, b event) int { return cmp.Compare(a.seq, b.seq) })
 		out = append(out, of...)
 	}
 	return out, nil
+}
+
+// eventsIn reads the messages of the house's jobs and notifications whose
+// seq is in r (inclusive), in seq order.
+func (t *Tx) eventsIn(ctx context.Context, house string, r [2]int64) ([]event, error) {
+	jobs, err := eventRows(ctx, t, `SELECT `+jobCols+` FROM jobs WHERE organization_id = ? AND event_seq >= ? AND event_seq <= ?`,
+		house, r, func(rows *sql.Rows) (int64, []byte, error) {
+			j, err := scanJob(t.db.publicURL, rows)
+			if err != nil {
+				return 0, nil, err
+			}
+			msg, err := job.Message(j)
+			return j.EventSeq, msg, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	notes, err := eventRows(ctx, t, `SELECT `+notificationCols+` FROM notifications WHERE organization_id = ? AND event_seq >= ? AND event_seq <= ?`,
+		house, r, func(rows *sql.Rows) (int64, []byte, error) {
+			n, err := scanNotification(rows)
+			if err != nil {
+				return 0, nil, err
+			}
+			msg, err := notify.Message(n)
+			return n.EventSeq, msg, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	of := append(jobs, notes...)
+	slices.SortFunc(of, func(a, b event) int { return cmp.Compare(a.seq, b.seq) })
+	return of, nil
 }
 
 // eventRows runs one range read of eventsOf and encodes each row with scan.
@@ -141,4 +152,21 @@ func eventRows(ctx context.Context, t *Tx, query, house string, r [2]int64,
 		out = append(out, event{house, seq, msg})
 	}
 	return out, rows.Err()
+}
+
+// EventsSince returns the messages of the house's changes after seq, in seq
+// order, at most limit of them: each job and notification changed since,
+// in its present state, as a client's replay with since= finds them. A
+// relay that lost its LISTEN connection replays them to its sockets
+// (events.RelayOptions.Replay).
+func (db *DB) EventsSince(ctx context.Context, house string, seq int64, limit int) ([]events.Message, error) {
+	evs, err := db.read().eventsIn(ctx, house, [2]int64{seq + 1, math.MaxInt64})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]events.Message, 0, min(len(evs), limit))
+	for _, e := range evs[:min(len(evs), limit)] {
+		out = append(out, events.Message{Seq: e.seq, Data: e.msg})
+	}
+	return out, nil
 }

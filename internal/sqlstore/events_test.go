@@ -213,3 +213,59 @@ func waitForLockWaiter(t *testing.T, db *DB) {
 	}
 	t.Fatal("the second transaction never waited on the house's seq")
 }
+
+// TestEventsSince: a relay's replay after a dropped connection finds each
+// job changed after the seq in its present state, in seq order, as a
+// client's since= does, and stops at the limit.
+func TestEventsSince(t *testing.T) {
+	forEachLedgerEngine(t, func(t *testing.T, e ledgerEngine) {
+		ctx := context.Background()
+		db := openLedgerDB(t, e, time.Now)
+		user, house := newLedgerHouse(t, db)
+		var start int64
+		if err := db.QueryTest(ctx, `SELECT event_seq FROM organizations WHERE id = '`+house+`'`, &start); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for range 3 {
+			j := job.Job{ID: uuid.Must(uuid.NewV7()).String(), Tool: "upscale", Status: job.Queued, HouseID: house, UserID: user,
+				Tier: ledger.Tier1K, Params: map[string]string{}, Inputs: []job.Input{}, Fingerprint: uuid.NewString(),
+				Cost: 2, CreatedAt: ts.Of(time.Now())}
+			if _, _, err := db.SubmitJob(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, j.ID)
+		}
+		if _, err := db.CancelQueued(ctx, house, ids[:1]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.EventsSince(ctx, house, start+1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct {
+			id, status string
+			seq        int64
+		}{{ids[1], "queued", start + 2}, {ids[2], "queued", start + 3}, {ids[0], "cancelled", start + 4}}
+		if len(got) != len(want) {
+			t.Fatalf("%d events since %d; want %d", len(got), start+1, len(want))
+		}
+		for i, w := range want {
+			var m struct {
+				Job struct {
+					ID, Status string
+					EventSeq   int64
+				}
+			}
+			if err := json.Unmarshal(got[i].Data, &m); err != nil {
+				t.Fatal(err)
+			}
+			if got[i].Seq != w.seq || m.Job.ID != w.id || m.Job.Status != w.status || m.Job.EventSeq != w.seq {
+				t.Errorf("event %d: seq %d, %s; want %s %s at %d", i, got[i].Seq, got[i].Data, w.id, w.status, w.seq)
+			}
+		}
+		if got, err := db.EventsSince(ctx, house, start, 2); err != nil || len(got) != 2 || got[1].Seq != start+3 {
+			t.Errorf("with a limit of 2: %d events, %v", len(got), err)
+		}
+	})
+}
