@@ -49,7 +49,7 @@ func (c *readAll) Classify(context.Context, []byte) (asset.Classification, error
 // no row and no hold: the classification's token is back.
 func TestUploadLeavesNothingWhenTheBlobFails(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: migratedDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestUploadLeavesNothingWhenTheBlobFails(t *testing.T) {
 func newLibrary(t *testing.T, budget *imagemem.Budget) (*asset.Service, auth.Principal) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: migratedDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

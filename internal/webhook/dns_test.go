@@ -122,7 +122,7 @@ func TestNamesIntoPrivateSpace(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	dns := startDNS(t)
 	r := newReceiver(t) // only for the fixture's first endpoint
-	f, s := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+	f, s := newFixture(t, migratedDir(t), r, func(db *sqlstore.DB) *webhook.Service {
 		return webhook.NewService(db, webhook.Options{Guard: urlguard.New(
 			urlguard.WithResolver(dns.resolver()), urlguard.AllowLoopbackForTest(t, netip.MustParseAddrPort(r.srv.Listener.Addr().String())))})
 	})

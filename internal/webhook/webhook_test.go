@@ -167,7 +167,7 @@ func TestRetrySchedule(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newReceiver(t, tc.answer...) // outside the bubble: its listener waits on the network
-			dir := t.TempDir()
+			dir := migratedDir(t)
 			synctest.Test(t, func(t *testing.T) {
 				f, s := newFixture(t, dir, r, func(db *sqlstore.DB) *webhook.Service {
 					return webhook.NewService(db, webhook.Options{Guard: r.guard(t), Poll: time.Hour, Concurrency: 2})
@@ -240,7 +240,7 @@ func TestRetryAt(t *testing.T) {
 // store is closed and opened again.
 func TestSurvivesRestart(t *testing.T) {
 	r := newReceiver(t)
-	dir := t.TempDir()
+	dir := migratedDir(t)
 	f, s := newFixture(t, dir, r, func(db *sqlstore.DB) *webhook.Service {
 		return webhook.NewService(db, webhook.Options{Guard: r.guard(t)})
 	})
@@ -280,7 +280,7 @@ func TestSurvivesRestart(t *testing.T) {
 // request it got, so a double cannot arrive after it.
 func TestSendersNeverDouble(t *testing.T) {
 	r := newReceiver(t)
-	f, s1 := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+	f, s1 := newFixture(t, migratedDir(t), r, func(db *sqlstore.DB) *webhook.Service {
 		return webhook.NewService(db, webhook.Options{Guard: r.guard(t)})
 	})
 	s2 := webhook.NewService(f.db, webhook.Options{Guard: r.guard(t)})
@@ -386,7 +386,7 @@ func TestDeleteWaitsForTheSendInFlight(t *testing.T) {
 		<-release
 		inner.ServeHTTP(w, req)
 	})
-	f, s := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+	f, s := newFixture(t, migratedDir(t), r, func(db *sqlstore.DB) *webhook.Service {
 		return webhook.NewService(db, webhook.Options{Guard: r.guard(t)})
 	})
 	f.enqueue(t)
@@ -477,7 +477,7 @@ func TestPerHostConcurrency(t *testing.T) {
 		return urlguard.New(urlguard.AllowLoopbackForTest(t, netip.MustParseAddrPort(srv.Listener.Addr().String())), urlguard.WithRootCAs(pool))
 	}
 	r := &receiver{t: t, url: srv.URL + "/0"}
-	f, s1 := newFixture(t, t.TempDir(), r, func(db *sqlstore.DB) *webhook.Service {
+	f, s1 := newFixture(t, migratedDir(t), r, func(db *sqlstore.DB) *webhook.Service {
 		return webhook.NewService(db, webhook.Options{Guard: guard(), Concurrency: 8})
 	})
 	for i := 1; i < 12; i++ {

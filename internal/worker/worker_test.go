@@ -66,7 +66,7 @@ func (quiet) JobChanged(context.Context, job.Job) {}
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: migratedDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
