@@ -16,6 +16,7 @@ import (
 	"studio/internal/engine/hosted"
 	"studio/internal/ledger"
 	"studio/internal/picture"
+	"studio/internal/tool"
 )
 
 const lookModel = "fal-ai/nano-banana-pro/edit"
@@ -228,8 +229,6 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		// a smaller answer: 600x750 taken x2 would make 1500 px, past the
 		// frame, so the pass is sent the answer at 512 px and answers the
 		// frame's size.
-		{name: "a character from a photo answered short is restored", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
-			first: faltest.Answer{Width: 600, Height: 750}, model: "fal-ai/flux-pro/kontext", w: 820, h: 1024, mime: "image/jpeg", pass: 2, from: 512},
 		{name: "an iron answered short is restored", req: engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
 			first: faltest.Answer{Width: 600, Height: 750}, model: "fal-ai/flux-pro/kontext", w: 820, h: 1024, mime: "image/jpeg", pass: 2, from: 512},
 		// The eraser answers at the picture's size (400x500): x2 reaches
@@ -243,8 +242,6 @@ func TestGenerativeOnStandIn(t *testing.T) {
 		{name: "a restoration pass fal loses fails the edit and is cancelled", req: engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
 			first: faltest.Answer{Width: 600, Height: 750}, answer: faltest.Answer{Lost: true}, model: "fal-ai/flux-pro/kontext", pass: 2, from: 512,
 			fault: "fal was busy: it answered 503"},
-		{name: "a background removal is not restored", req: engine.Request{Tool: "remove-background", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}},
-			model: "fal-ai/birefnet", w: 819, h: 1024, mime: "image/png"},
 		{name: "a flagged character is refused", req: engine.Request{Tool: "generate-character", Tier: ledger.Tier1K, Params: map[string]string{"prompt": "x"}},
 			answer: faltest.Answer{NSFW: true}, model: "fal-ai/flux/dev", input: map[string]any{"prompt": "x"}, fail: "safety check refused this picture"},
 		{name: "a look video from a frame", req: engine.Request{Tool: "lookbook-video", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", frame)}, Prompt: "She turns slowly."},
@@ -310,5 +307,30 @@ func TestGenerativeOnStandIn(t *testing.T) {
 				t.Errorf("result %s %dx%d; want %s %dx%d", res.Mime, res.Width, res.Height, c.mime, c.w, c.h)
 			}
 		})
+	}
+}
+
+// TestRestoredToolsSaySo: every tool whose fal answer short of the tier
+// goes through the restoration pass (fal.Restores) says so in the
+// catalog's note on fal, and no other tool fal performs does (the
+// upscale tool, background removal, the video); look frames are restored
+// by the look model's path and need no note (its resolution reaches the
+// frame).
+func TestRestoredToolsSaySo(t *testing.T) {
+	e, err := fal.New(testKey, "http://fal.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range e.Tools() {
+		d, _ := tool.Get(name)
+		says := strings.Contains(d.Note(tool.Fal), "restored by fal's upscale model")
+		if want := fal.Restores(name) && name != "lookbook"; says != want {
+			t.Errorf("%s: restored %v, its note on fal %q", name, fal.Restores(name), d.Note(tool.Fal))
+		}
+	}
+	for _, name := range []string{"upscale", "remove-background", "lookbook-video"} {
+		if fal.Restores(name) {
+			t.Errorf("%s goes through the restoration pass", name)
+		}
 	}
 }
