@@ -242,6 +242,10 @@ type matte struct {
 	// plain is true when the ground was a studio backdrop (the plain
 	// matte) or the input's own transparency.
 	plain bool
+	// beyond is, for a graph cut, the share of the subject's area that the
+	// cut with the bottom open adds to it (segment.Cut.Beyond): a subject
+	// that is one part of a larger one the frame cuts.
+	beyond float64
 }
 
 // hasGround reports whether the matte knows the colour behind the subject
@@ -366,6 +370,11 @@ func findMatteOn(img *image.NRGBA, tool string, n need) (*matte, error) {
 			if err = checkCut(img, m, n.kind, tool); err == nil {
 				return m, nil
 			}
+			if errors.Is(err, errFrameCuts) {
+				// The product runs on past the frame: another matte of
+				// the same picture would cut the same part of it.
+				return nil, err
+			}
 			refusal = cmp.Or(refusal, err)
 		}
 		causes = append(causes, err)
@@ -395,7 +404,7 @@ func cutMatte(img *image.NRGBA, n need) (*matte, error) {
 		return nil, fmt.Errorf("graph cut: %v", cut.Confidence)
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	m := &matte{alpha: &plane{w: w, h: h, p: cut.Matte(flat)}, ground: cut.Ground(), conf: cut.Confidence}
+	m := &matte{alpha: &plane{w: w, h: h, p: cut.Matte(flat)}, ground: cut.Ground(), conf: cut.Confidence, beyond: cut.Beyond}
 	m.box = m.alpha.bounds(0.5)
 	if m.box.Empty() {
 		return nil, errors.New("graph cut: an empty matte")

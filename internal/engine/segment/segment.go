@@ -55,6 +55,13 @@ type Cut struct {
 	// OpenBottom is true when the subject was allowed to run off the
 	// bottom edge (a figure cut at the knees, a portrait).
 	OpenBottom bool
+	// Beyond is, for a confident cut within the closed frame, the share
+	// of its area that a cut with the bottom open adds to it, when that
+	// cut is confident, keeps the subject and runs off the bottom: the
+	// closed cut kept one part of a larger subject the frame cuts (a cup
+	// whose saucer runs off the frame, the saucer given to the ground).
+	// Zero otherwise.
+	Beyond float64
 
 	work *raster
 	fg   []bool // the cleaned subject mask at the working size
@@ -111,9 +118,10 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 	if err != nil {
 		return nil, err
 	}
+	closed := best
+	var open *result
 	if best.conf.pressBottom > 0.03 || !best.conf.Confident() || fs.bottomDiffers(fs.unlikeSides()) {
-		open, err := try(true)
-		if err != nil {
+		if open, err = try(true); err != nil {
 			return nil, err
 		}
 		if best.fg != nil && best.conf.onlyCutOff() {
@@ -133,9 +141,50 @@ func Separate(ctx context.Context, img *image.NRGBA, opt Options) (*Cut, error) 
 		fg = make([]bool, work.w*work.h)
 	}
 	c := &Cut{Confidence: best.conf, OpenBottom: best.open, work: work, fg: fg}
+	if best == closed && closed.fg != nil && closed.conf.Confident() {
+		// The closed answer is kept: ask the open frame whether the
+		// subject is part of a larger one that runs off the bottom.
+		if open == nil {
+			if open, err = try(true); err != nil {
+				return nil, err
+			}
+		}
+		c.Beyond = beyond(closed, open)
+	}
 	recent.put(key, c)
 	return c, nil
 }
+
+// beyond is what the open answer adds to a confident closed one that it
+// completes into a larger subject running off the frame's bottom: its
+// area beyond the closed subject over the closed subject's, when it is
+// confident, keeps 90% of the closed subject and presses against at least
+// beyondBottom of the bottom; else 0.
+func beyond(closed, open *result) float64 {
+	if open == nil || open.fg == nil || !open.conf.Confident() || open.conf.pressBottom < beyondBottom {
+		return 0
+	}
+	var nc, kept, added int
+	for i, o := range open.fg {
+		switch {
+		case closed.fg[i]:
+			nc++
+			if o {
+				kept++
+			}
+		case o:
+			added++
+		}
+	}
+	if nc == 0 || kept*10 < nc*9 {
+		return 0
+	}
+	return float64(added) / float64(nc)
+}
+
+// beyondBottom is the least share of the bottom an open answer presses
+// against to count as running off it (Cut.Beyond).
+const beyondBottom = 0.25
 
 // preferOpen decides between the closed and the open answer: the closed
 // one while it is confident, else the more confident.
