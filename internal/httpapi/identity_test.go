@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -335,8 +336,18 @@ func TestHealth(t *testing.T) {
 		if _, ok := m["uptime"].(float64); !ok {
 			t.Errorf("uptime = %v; want a number", m["uptime"])
 		}
-		if res := a.Do(t, "GET", "/ready", apptest.Anonymous, nil); res.Status != 200 || res.Map(t)["ready"] != true {
-			t.Errorf("ready: %d %s; want 200 {ready: true}", res.Status, res.Body)
+		// /ready bounds its checks at 800 ms, so on a starved machine (the
+		// whole suite on two cores, under the race detector) one probe may
+		// time out; a prober asks again, and so does the test, a few times.
+		for try := 1; ; try++ {
+			res := a.Do(t, "GET", "/ready", apptest.Anonymous, nil)
+			if res.Status == 200 && res.Map(t)["ready"] == true {
+				break
+			}
+			if try == 5 || res.Status != 503 {
+				t.Fatalf("ready, probe %d: %d %s; want 200 {ready: true}", try, res.Status, res.Body)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 		a.DB.Close()
 		// Liveness touches nothing: the process still answers.
