@@ -155,7 +155,9 @@ call upload_asset kind=clothes name=Shirt "data=$IMAGE"
 SHIRT=$(field "$OUT" asset.id)
 call upload_asset kind=clothes name=Trousers "data=$IMAGE"
 TROUSERS=$(field "$OUT" asset.id)
-call upload_asset kind=model name=Ines "data=$IMAGE"
+# A look's model is a standing figure on a plain ground: the local engine refuses any other (NO_FIGURE).
+FIGURE=$(base64 -w0 internal/httpapi/testdata/figure.jpg)
+call upload_asset kind=model name=Ines "data=$FIGURE"
 MODEL=$(field "$OUT" asset.id)
 call get_asset "assetId=$SHIRT" preview=true
 grep -q '"type": "image"' "$OUT" || die "get_asset with preview answered no image"
