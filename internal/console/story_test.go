@@ -78,7 +78,9 @@ func TestConsoleStory(t *testing.T) {
 		p.click(`input[name="model"][value="` + ids.Model + `"]`)
 		p.click(`input[name="piece"][value="` + ids.Garment + `"]`)
 		p.click(`#compose button[type=submit]`)
-		p.waitPath("/looks/")
+		// "/looks/new" starts with "/looks/" too: wait for the look's own
+		// page, whose form develops the base frame.
+		p.until(`location.pathname !== "/looks/new" && !!document.querySelector('form[data-api$="/develop-lock"] button')`, 20*time.Second, "the look's page")
 		p.click(`form[data-api$="/develop-lock"] button`)
 		p.until(`!!document.querySelector('button[data-api$="/lock"]')`, 90*time.Second, "the base frame")
 		p.check("base frame")
