@@ -74,7 +74,7 @@ func NewAPI(core *Core) (*API, error) {
 	}
 	seats := seat.NewService(db, sender, limits, seat.Options{WebOrigin: cfg.WebOrigin, Now: now})
 	door := invite.NewService(db, limits, invite.Options{WebOrigin: cfg.WebOrigin, Prices: core.prices, Guard: guard, Now: now})
-	shares := share.NewService(db, share.Options{Blobs: core.Blobs, Mailer: sender, Notifier: core.changed,
+	shares := share.NewService(db, share.Options{Blobs: core.Blobs, Mailer: sender,
 		Limiter: limits, Decoding: core.decoding, WebOrigin: cfg.WebOrigin, Now: now, Log: log})
 	assistant := chat.NewService(db, openai.New(openai.Config{BaseURL: cfg.AIBaseURL, APIKey: cfg.AIAPIKey, Model: cfg.AIModel}), core.memories, core.pub, log, now)
 	cast := casting.NewService(db, casting.Options{Blobs: core.Blobs, Decoding: core.decoding, Now: now, Log: log})
@@ -98,7 +98,7 @@ func NewAPI(core *Core) (*API, error) {
 		Events:   core.Events,
 		Ledger:   ledger.NewService(db, core.prices, now),
 		Jobs:     core.Jobs,
-		Looks:    look.NewService(db, core.prices, core.changed, now).CastFrom(cast).CheckModelsOn(core.Engine, core.assets),
+		Looks:    look.NewService(db, core.prices, now).CastFrom(cast).CheckModelsOn(core.Engine, core.assets),
 		Packs:    core.Packs,
 		Notes:    notify.NewService(db, now),
 		Shares:   shares,
@@ -123,7 +123,7 @@ func NewAPI(core *Core) (*API, error) {
 		Digest:     core.Digest,
 		Search:     search.NewService(db),
 		Onboarding: onboarding.NewService(db, now),
-		Pipelines:  pipeline.NewService(db, core.assets, core.prices, eng.Can, core.changed, now),
+		Pipelines:  pipeline.NewService(db, core.assets, core.prices, eng.Can, now),
 		Access: access.NewService(db, func(tool string) []job.OptionSpec {
 			served, _ := engine.Provider(eng, tool)
 			return job.OptionSpecs(tool, served)

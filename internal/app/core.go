@@ -38,7 +38,6 @@ import (
 	"studio/internal/mail"
 	"studio/internal/memory"
 	"studio/internal/metrics"
-	"studio/internal/notify"
 	"studio/internal/pack"
 	"studio/internal/sqlstore"
 	"studio/internal/support"
@@ -85,7 +84,6 @@ type Core struct {
 	pay        billing.Provider // nil unless BILLING_PROVIDER is set
 	assets     *asset.Service
 	pub        events.Publisher
-	changed    delivered   // what the services tell of a committed change
 	sender     mail.Sender // the letters: sign-up, seats, shares, the help desk's replies
 	memories   *memory.Service
 	brands     *brand.Service
@@ -172,14 +170,14 @@ func (c *Core) build(ctx context.Context) error {
 		db.OnEvents(sqlstore.EventSink{Publish: c.Events.Publish})
 	}
 	c.pub = events.Publisher{Broker: c.Events, Relay: c.Relay, DB: db.Pool(), Log: log}
-	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, c.changed, now)
-	c.Packs = pack.NewService(db, c.Blobs, c.changed, pack.Options{Decoding: c.decoding, Now: now, Log: log})
+	c.Jobs = job.NewService(db, c.assets, c.Engine, c.prices, now)
+	c.Packs = pack.NewService(db, c.Blobs, pack.Options{Decoding: c.decoding, Now: now, Log: log})
 	c.Hooks = webhook.NewService(db, webhook.Options{Guard: c.opts.WebhookGuard, Now: now, Log: log, Attempted: c.Metrics.WebhookAttempt})
 	var vision judge.Looker // nil: the local pixel judge alone
 	if v := judge.NewVision(c.ai); v != nil {
 		vision = v
 	}
-	c.Judge = judge.NewService(db, c.Jobs, c.Blobs, vision, c.prices, c.changed, c.changed,
+	c.Judge = judge.NewService(db, c.Jobs, c.Blobs, vision, c.prices,
 		judge.Options{Decoding: c.decoding, Calls: db, Now: now, Log: log})
 	shotKey, err := db.ServiceSecret(ctx, "support-shot-links")
 	if err != nil {
@@ -199,16 +197,6 @@ func (c *Core) build(ctx context.Context) error {
 	db.OnChained(func(context.Context, job.Job) { c.wakeWorkers() })
 	return nil
 }
-
-// delivered is what the services tell of each committed job change and
-// notification. The store has sent the change's event already, with the
-// transaction that took its eventSeq (sqlstore.OnEvents), so that a house's
-// events reach every socket in seq order; nothing is left to send here. A
-// worker process wraps it to wake its webhook senders (wakeOnDone).
-type delivered struct{}
-
-func (delivered) JobChanged(context.Context, job.Job)         {}
-func (delivered) Notify(context.Context, notify.Notification) {}
 
 // wakeWorkers tells this process's workers, if it runs any, that a job
 // may be waiting.

@@ -31,7 +31,7 @@ func NewWorker(core *Core) *Worker {
 	// notes in force, the memories in force where the house lets them
 	// reach develops, then the frame's own words.
 	director := job.Sources{core.brands.Source(), core.Judge.NotesSource(), core.memories.Source(), job.FrameWords}
-	pool := worker.New(core.DB, core.Blobs, core.Engine, wakeOnDone{core.changed, core.Hooks.Wake}, core.Log,
+	pool := worker.New(core.DB, core.Blobs, core.Engine, wakeOnDone{core.Hooks.Wake}, core.Log,
 		worker.Options{Concurrency: cfg.Workers, Lease: cfg.JobLease, Poll: cfg.WorkerPoll, Deadline: cfg.RenderDeadline,
 			Decoding: core.decoding, Now: core.now, Director: director, Judge: core.Judge, Meter: core.Metrics})
 	wake := pool.Wake
@@ -140,13 +140,13 @@ func (w *Worker) runDigest(ctx context.Context, every time.Duration) {
 
 // wakeOnDone tells the webhook senders of this process when a frame
 // lands, so develop.done leaves at once rather than at their next poll.
+// (The job's event left with the transaction that ended it:
+// sqlstore.OnEvents.)
 type wakeOnDone struct {
-	job.Notifier
 	wake func()
 }
 
-func (w wakeOnDone) JobChanged(ctx context.Context, j job.Job) {
-	w.Notifier.JobChanged(ctx, j)
+func (w wakeOnDone) JobChanged(_ context.Context, j job.Job) {
 	if j.Status == job.Done {
 		w.wake()
 	}

@@ -74,14 +74,6 @@ func (s *Service) Enqueue(ctx context.Context, p auth.Principal, j Job) (Receipt
 	return s.enqueue(ctx, j)
 }
 
-// Announce tells the listeners that jobs written by another service's
-// store method (takes) were queued.
-func (s *Service) Announce(ctx context.Context, jobs ...Job) {
-	for _, j := range jobs {
-		s.notify.JobChanged(ctx, j)
-	}
-}
-
 // RunsOf gives, for each of srcs, the id of the develop run it belongs to
 // as params.runId carries it (without its "run." prefix): the run a job
 // made from it joins. A look frame's run follows from its params and needs

@@ -67,7 +67,7 @@ func (m *measuring) Preflight(_ context.Context, r engine.Request) ([]engine.Pro
 func TestPreflightAsksTheEngine(t *testing.T) {
 	eng := &measuring{}
 	assets := fakeAssets{data: map[string][]byte{"small": []byte("ab"), "fine": []byte("plenty of bytes")}}
-	s := job.NewService(fakeStore{spendable: 60}, assets, eng, tool.DefaultPrices(), nil, time.Now)
+	s := job.NewService(fakeStore{spendable: 60}, assets, eng, tool.DefaultPrices(), time.Now)
 	member := auth.Principal{HouseID: "h", UserID: "u", Role: auth.Member}
 	ask := func(in job.SubmitRequest) job.Preflight {
 		t.Helper()

@@ -86,7 +86,6 @@ func (s *Service) CancelRun(ctx context.Context, p auth.Principal, id string) (R
 		for _, j := range cancelled {
 			out.CancelledJobIDs = append(out.CancelledJobIDs, j.ID)
 			out.TokensReleased += j.Cost
-			s.notify.JobChanged(ctx, j)
 		}
 	}
 	if run, err = s.findRun(ctx, p.HouseID, id); err != nil {

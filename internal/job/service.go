@@ -74,6 +74,9 @@ type Assets interface {
 var roleKinds = map[string]string{"model": "model", "garment": "clothes", "background": "background"}
 
 // Notifier tells listeners that a job changed, after the change committed.
+// The store has sent the change's event with its transaction
+// (sqlstore.OnEvents); the worker tells its Notifier of what it ended, so
+// that its process wakes the webhook senders when a frame lands.
 type Notifier interface {
 	JobChanged(ctx context.Context, j Job)
 }
@@ -84,14 +87,13 @@ type Service struct {
 	assets  Assets
 	engines engine.Engine
 	prices  ledger.Prices
-	notify  Notifier
 	now     func() time.Time
 	limiter Limiter // counts preflights; nil counts none
 }
 
 // NewService returns the job service.
-func NewService(store Store, assets Assets, engines engine.Engine, prices ledger.Prices, notify Notifier, now func() time.Time) *Service {
-	return &Service{store: store, assets: assets, engines: engines, prices: prices, notify: notify, now: now}
+func NewService(store Store, assets Assets, engines engine.Engine, prices ledger.Prices, now func() time.Time) *Service {
+	return &Service{store: store, assets: assets, engines: engines, prices: prices, now: now}
 }
 
 // Upload is an input sent as bytes; it becomes a house asset.
@@ -421,7 +423,6 @@ func (s *Service) enqueue(ctx context.Context, j Job) (Receipt, error) {
 		}
 		return Receipt{Job: stored, Replayed: true, IdempotencyKey: j.IdempotencyKey}, nil
 	}
-	s.notify.JobChanged(ctx, stored)
 	return Receipt{Job: stored, TokensHeld: j.Cost, IdempotencyKey: j.IdempotencyKey}, nil
 }
 
@@ -474,7 +475,6 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (Canc
 			return CancelResult{}, err
 		}
 		if len(done) == 1 {
-			s.notify.JobChanged(ctx, done[0])
 			return CancelResult{ID: id, Cancelled: true, State: Cancelled, TokensReleased: done[0].Cost}, nil
 		}
 		if j, err = s.store.Job(ctx, p.HouseID, id); err != nil { // a worker claimed it meanwhile

@@ -19,7 +19,7 @@ import (
 // the assets or the engines are reached, in plain words naming what the
 // tool takes (issue 26, item 7).
 func TestSubmitSaysWhatIsWrong(t *testing.T) {
-	s := job.NewService(nil, nil, nil, tool.DefaultPrices(), nil, func() time.Time { return time.Unix(0, 0) })
+	s := job.NewService(nil, nil, nil, tool.DefaultPrices(), func() time.Time { return time.Unix(0, 0) })
 	p := auth.Principal{HouseID: "h", UserID: "u", Role: auth.Member}
 	png := []byte("\x89PNG")
 	tests := []struct {
@@ -60,7 +60,7 @@ func TestSubmitSaysWhatIsWrong(t *testing.T) {
 // every setting that would serve it, MCP list_capabilities the same, and
 // its submit's 503 says the same (issue 27, item 7).
 func TestUnservedTools(t *testing.T) {
-	s := job.NewService(nil, nil, local.New(), tool.DefaultPrices(), nil, func() time.Time { return time.Unix(0, 0) })
+	s := job.NewService(nil, nil, local.New(), tool.DefaultPrices(), func() time.Time { return time.Unix(0, 0) })
 	rows := map[string]job.CatalogTool{}
 	for _, row := range s.Catalog().Tools {
 		rows[row.Tool] = row

@@ -105,12 +105,8 @@ func (s *Service) raise(ctx context.Context, house, jobID string) error {
 	n := notify.New(uuid.Must(uuid.NewV7()).String(), house, "", notify.KindDevelopOpinion, "run", run.ID, map[string]any{
 		"runId": run.ID, "title": run.Title, "jobIds": ids, "flaggedJobIds": flagged,
 	}, s.now())
-	n, raised, err := s.store.RaiseOpinion(ctx, house, run.ID, run.JobIDs[len(run.JobIDs)-1], n)
-	if err != nil || !raised {
-		return err
-	}
-	s.notices.Notify(ctx, n)
-	return nil
+	_, _, err = s.store.RaiseOpinion(ctx, house, run.ID, run.JobIDs[len(run.JobIDs)-1], n)
+	return err
 }
 
 // Opinion answers the facts of a develop.opinion notification; any other

@@ -328,7 +328,6 @@ func (s *Service) Take(ctx context.Context, p auth.Principal, in TakeRequest) (T
 		}
 		return replayed(stored.Answer), nil
 	}
-	s.jobs.Announce(ctx, jobs...)
 	return stored.Answer, nil
 }
 

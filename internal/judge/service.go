@@ -19,7 +19,6 @@ import (
 	"studio/internal/imagemem"
 	"studio/internal/job"
 	"studio/internal/ledger"
-	"studio/internal/notify"
 	"studio/internal/picture"
 )
 
@@ -96,23 +95,16 @@ type Options struct {
 // Service runs the judge's use cases: reading and answering verdicts,
 // redraws, takes, standing notes, opinions, and the judging step.
 type Service struct {
-	store   Store
-	jobs    *job.Service
-	blobs   blob.Store
-	vision  Looker // nil: the local judge alone
-	prices  ledger.Prices
-	notify  job.Notifier
-	notices Notices
-	opts    Options
-}
-
-// Notices pushes a committed notification to the house's listeners.
-type Notices interface {
-	Notify(ctx context.Context, n notify.Notification)
+	store  Store
+	jobs   *job.Service
+	blobs  blob.Store
+	vision Looker // nil: the local judge alone
+	prices ledger.Prices
+	opts   Options
 }
 
 // NewService returns the judge. vision may be nil.
-func NewService(store Store, jobs *job.Service, blobs blob.Store, vision Looker, prices ledger.Prices, jobNotify job.Notifier, notices Notices, opts Options) *Service {
+func NewService(store Store, jobs *job.Service, blobs blob.Store, vision Looker, prices ledger.Prices, opts Options) *Service {
 	if opts.Threshold <= 0 {
 		opts.Threshold = DefaultThreshold
 	}
@@ -134,7 +126,7 @@ func NewService(store Store, jobs *job.Service, blobs blob.Store, vision Looker,
 	if vision != nil && isNil(vision) {
 		vision = nil
 	}
-	return &Service{store: store, jobs: jobs, blobs: blobs, vision: vision, prices: prices, notify: jobNotify, notices: notices, opts: opts}
+	return &Service{store: store, jobs: jobs, blobs: blobs, vision: vision, prices: prices, opts: opts}
 }
 
 func isNil(l Looker) bool {

@@ -179,7 +179,6 @@ func (s *Service) Lookbook(ctx context.Context, p auth.Principal, in LookbookReq
 	out := Lookbook{BatchID: batch, Quality: sh.tier, Aesthetic: aesthetic, Background: bg, Looks: make([]LookbookLook, len(looks)),
 		IdempotencyKey: sh.key}
 	for i, j := range stored {
-		s.notify.JobChanged(ctx, j)
 		out.TokensHeld += j.Cost
 		out.Looks[i] = LookbookLook{LookID: looks[i].ID, Name: looks[i].Name, JobID: j.ID, Items: looks[i].Items, VariationKeys: looks[i].Variations}
 	}

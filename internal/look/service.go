@@ -89,15 +89,14 @@ type Store interface {
 type Service struct {
 	store  Store
 	prices ledger.Prices
-	notify job.Notifier
 	now    func() time.Time
 	caster Caster
 	models *models
 }
 
 // NewService returns the lookbook service.
-func NewService(store Store, prices ledger.Prices, notify job.Notifier, now func() time.Time) *Service {
-	return &Service{store: store, prices: prices, notify: notify, now: now}
+func NewService(store Store, prices ledger.Prices, now func() time.Time) *Service {
+	return &Service{store: store, prices: prices, now: now}
 }
 
 // Caster turns a casting board id into the asset a look casts
@@ -486,7 +485,6 @@ func (s *Service) DevelopLock(ctx context.Context, p auth.Principal, id string, 
 		}
 		return Receipt{JobID: stored[0].ID, Status: stored[0].Status, IdempotencyKey: sh.key}, nil
 	}
-	s.notify.JobChanged(ctx, stored[0])
 	return Receipt{JobID: stored[0].ID, Status: stored[0].Status, Tokens: stored[0].Cost, IdempotencyKey: sh.key}, nil
 }
 
@@ -615,9 +613,6 @@ func (s *Service) Variations(ctx context.Context, p auth.Principal, id string, i
 	out := make([]KeyJob, len(stored))
 	for i, j := range stored {
 		out[i] = KeyJob{Key: j.Params["key"], JobID: j.ID}
-		if !replay {
-			s.notify.JobChanged(ctx, j)
-		}
 	}
 	return out, nil
 }

@@ -123,7 +123,7 @@ func TestArgumentsRefuseControlCharacters(t *testing.T) {
 // table, so tools/list and the catalog agree (issue 31).
 func TestPricesAreTheCatalogs(t *testing.T) {
 	prices := registry.DefaultPrices()
-	jobs := job.NewService(nil, nil, nil, prices, nil, time.Now)
+	jobs := job.NewService(nil, nil, nil, prices, time.Now)
 	want := fmt.Sprintf("Price per frame, as the billing catalog lists %s: %d tokens at 1k, %d at 2k, %d at 4k.", look.Tool,
 		prices.Tool(look.Tool, ledger.Tier1K), prices.Tool(look.Tool, ledger.Tier2K), prices.Tool(look.Tool, ledger.Tier4K))
 	priced := 0

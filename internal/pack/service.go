@@ -49,11 +49,6 @@ type Store interface {
 	ForgetPackBlob(ctx context.Context, house, id string) error
 }
 
-// Notifier tells listeners about a notification, after it committed.
-type Notifier interface {
-	Notify(ctx context.Context, n notify.Notification)
-}
-
 // Options configure the service.
 type Options struct {
 	Limits   Limits           // zero fields: the SPEC's values
@@ -69,7 +64,6 @@ type Options struct {
 type Service struct {
 	store    Store
 	blobs    blob.Store
-	notifier Notifier
 	limits   atomic.Pointer[Limits]
 	lease    time.Duration
 	poll     time.Duration
@@ -82,8 +76,8 @@ type Service struct {
 }
 
 // NewService returns the pack service.
-func NewService(store Store, blobs blob.Store, notifier Notifier, opts Options) *Service {
-	s := &Service{store: store, blobs: blobs, notifier: notifier, lease: opts.Lease, poll: opts.Poll, attempts: opts.Attempts,
+func NewService(store Store, blobs blob.Store, opts Options) *Service {
+	s := &Service{store: store, blobs: blobs, lease: opts.Lease, poll: opts.Poll, attempts: opts.Attempts,
 		now: opts.Now, log: opts.Log, worker: "pack-" + uuid.NewString(), wake: make(chan struct{}, 1), decoding: opts.Decoding}
 	if s.decoding == nil {
 		s.decoding = imagemem.New(0)
@@ -341,12 +335,8 @@ func (s *Service) One(ctx context.Context) (bool, error) {
 	}
 	n := notify.New(uuid.Must(uuid.NewV7()).String(), pk.HouseID, pk.UserID, notify.KindPackReady, "pack", pk.ID,
 		map[string]any{"packId": pk.ID, "filename": pk.Filename, "items": pk.Items, "bytes": size, "href": FileURL(pk.ID)}, s.now())
-	n, err = s.store.FinishPack(context.WithoutCancel(ctx), pk, s.worker, size, n)
-	if err != nil {
+	if _, err := s.store.FinishPack(context.WithoutCancel(ctx), pk, s.worker, size, n); err != nil {
 		return true, err
-	}
-	if s.notifier != nil {
-		s.notifier.Notify(context.WithoutCancel(ctx), n)
 	}
 	return true, nil
 }

@@ -60,14 +60,13 @@ type Service struct {
 	assets Assets
 	prices ledger.Prices
 	can    func(tool string) bool
-	notify job.Notifier
 	now    func() time.Time
 }
 
 // NewService returns the pipeline service; can reports whether the
 // configured engines perform a tool.
-func NewService(store Store, assets Assets, prices ledger.Prices, can func(string) bool, notify job.Notifier, now func() time.Time) *Service {
-	return &Service{store: store, assets: assets, prices: prices, can: can, notify: notify, now: now}
+func NewService(store Store, assets Assets, prices ledger.Prices, can func(string) bool, now func() time.Time) *Service {
+	return &Service{store: store, assets: assets, prices: prices, can: can, now: now}
 }
 
 // Presets lists the house's presets, newest first.
@@ -291,9 +290,6 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, in PlanRequest) (
 		}
 		return Receipt{Run: View(stored), Replayed: true}, nil
 	}
-	for _, j := range first {
-		s.notify.JobChanged(ctx, j)
-	}
 	return Receipt{Run: View(stored)}, nil
 }
 
@@ -356,7 +352,6 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, id string) (Canc
 	out := Cancelled{Run: View(rec), CancelledJobIDs: []string{}}
 	for _, j := range jobs {
 		out.CancelledJobIDs = append(out.CancelledJobIDs, j.ID)
-		s.notify.JobChanged(ctx, j)
 	}
 	out.TokensReleased = out.Run.Tokens.Released - View(before).Tokens.Released
 	for _, a := range out.Run.Assets {

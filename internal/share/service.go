@@ -72,11 +72,6 @@ type Limiter interface {
 	Take(ctx context.Context, key string, limit int, window time.Duration) (allowed bool, retryAfter time.Duration, err error)
 }
 
-// Notifier tells the house's listeners about a committed notification.
-type Notifier interface {
-	Notify(ctx context.Context, n notify.Notification)
-}
-
 // Limits are the hourly limits; zero fields take DECISIONS §8's values.
 type Limits struct {
 	MintPerHour int // links a house may mint an hour
@@ -97,7 +92,6 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	Blobs     blob.Store
 	Mailer    mail.Sender
-	Notifier  Notifier
 	Limiter   Limiter
 	Limits    Limits
 	Decoding  *imagemem.Budget // shared by the process; 1 GiB of its own when nil
@@ -111,7 +105,6 @@ type Service struct {
 	store     Store
 	blobs     blob.Store
 	mailer    mail.Sender
-	notifier  Notifier
 	limiter   Limiter
 	limits    atomic.Pointer[Limits]
 	webOrigin string
@@ -122,7 +115,7 @@ type Service struct {
 
 // NewService returns the share service.
 func NewService(store Store, opts Options) *Service {
-	s := &Service{store: store, blobs: opts.Blobs, mailer: opts.Mailer, notifier: opts.Notifier, limiter: opts.Limiter,
+	s := &Service{store: store, blobs: opts.Blobs, mailer: opts.Mailer, limiter: opts.Limiter,
 		webOrigin: opts.WebOrigin, now: opts.Now, log: opts.Log, decoding: opts.Decoding}
 	if s.decoding == nil {
 		s.decoding = imagemem.New(0)
@@ -310,12 +303,8 @@ func (s *Service) Mark(ctx context.Context, token, addr string, in MarkRequest) 
 	now := s.now()
 	first := notify.New(uuid.Must(uuid.NewV7()).String(), l.HouseID, l.UserID, notify.KindShareMarked, "share", l.ID,
 		payload(l, nil), now)
-	n, err := s.store.UpsertMark(ctx, l, *in.I, in, now, first)
-	if err != nil {
+	if _, err := s.store.UpsertMark(ctx, l, *in.I, in, now, first); err != nil {
 		return Recorded{}, err
-	}
-	if n != nil && s.notifier != nil {
-		s.notifier.Notify(ctx, *n)
 	}
 	return Recorded{Recorded: true}, nil
 }
@@ -350,9 +339,6 @@ func (s *Service) Finish(ctx context.Context, token string) (Finished, error) {
 		return Finished{}, err
 	}
 	if n != nil {
-		if s.notifier != nil {
-			s.notifier.Notify(ctx, *n)
-		}
 		s.letFinishKnown(ctx, l, f)
 	}
 	return f, nil
