@@ -31,31 +31,16 @@ func TestOnlyFashn(t *testing.T) {
 	if err := a.DB.AddCredit(context.Background(), owner.HouseID, ledger.NewTopUp(100, "pay_fashn")); err != nil {
 		t.Fatal(err)
 	}
-	var catalog struct {
-		Tools []struct {
-			Tool   string
-			Engine *string
-			Prices ledger.TierPrices
-			Note   string
-		}
-	}
-	a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
-	engines, notes, prices := map[string]string{}, map[string]string{}, map[string]ledger.TierPrices{}
-	for _, row := range catalog.Tools {
-		engines[row.Tool], notes[row.Tool], prices[row.Tool] = "null", row.Note, row.Prices
-		if row.Engine != nil {
-			engines[row.Tool] = *row.Engine
-		}
-	}
+	rows := catalog(t, a, k)
 	for tool, want := range map[string]string{"tryon": "fashn", "lookbook": "fashn", "generate-character": "fashn", "remove-background": "fashn",
 		"reframe": "fashn", "iron": "fashn", "color-change": "fashn", "fit-adjust": "fashn", "camera-lens": "fashn",
 		"upscale": "local", "packshot": "local", "harmonize": "local", "cleanup": "local", "lookbook-video": "fashn"} {
-		if engines[tool] != want {
-			t.Errorf("catalog: %s on %s; want %s", tool, engines[tool], want)
+		if rows[tool].Engine != want {
+			t.Errorf("catalog: %s on %s; want %s", tool, rows[tool].Engine, want)
 		}
 	}
-	if p := prices["lookbook-video"]; p != (ledger.TierPrices{K1: 40, K2: 40, K4: 40}) || !strings.Contains(notes["lookbook-video"], "priced at 1k") {
-		t.Errorf("lookbook-video costs %+v with the note %q; want 40 at every quality, the note saying why", p, notes["lookbook-video"])
+	if row := rows["lookbook-video"]; row.Prices != (ledger.TierPrices{K1: 40, K2: 40, K4: 40}) || !strings.Contains(row.Note, "priced at 1k") {
+		t.Errorf("lookbook-video costs %+v with the note %q; want 40 at every quality, the note saying why", row.Prices, row.Note)
 	}
 
 	before := houseBalance(t, a, owner.HouseID)
@@ -67,8 +52,8 @@ func TestOnlyFashn(t *testing.T) {
 	var jobs JobsResult
 	a.Do(t, "GET", "/api/toolkit/jobs?since=0", k, nil).JSON(t, &jobs)
 	after := houseBalance(t, a, owner.HouseID)
-	if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "done" || before.Balance-after.Balance != prices["tryon"].K1 || after.Held != 0 {
-		t.Fatalf("jobs %+v; balance %+v -> %+v; want the try-on done and %d charged once", jobs.Jobs, before, after, prices["tryon"].K1)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].Status != "done" || before.Balance-after.Balance != rows["tryon"].Prices.K1 || after.Held != 0 {
+		t.Fatalf("jobs %+v; balance %+v -> %+v; want the try-on done and %d charged once", jobs.Jobs, before, after, rows["tryon"].Prices.K1)
 	}
 	if runs := srv.Runs(); len(runs) != 1 || runs[0].Model != "tryon-max" {
 		t.Errorf("FASHN ran %+v; want one tryon-max prediction", runs)
@@ -105,7 +90,7 @@ func TestOnlyFashn(t *testing.T) {
 	if detail.LockDevelop.Status != "done" {
 		t.Fatalf("lock develop %+v; want done", detail.LockDevelop)
 	}
-	last = spent(last, "the lock frame", prices["lookbook"].K1)
+	last = spent(last, "the lock frame", rows["lookbook"].Prices.K1)
 	want(t, a.Do(t, "POST", looksPath(look, "/lock"), k, map[string]any{"assetId": detail.LockDevelop.ResultAssetID}), http.StatusOK, "")
 	res = a.Do(t, "POST", looksPath(look, "/variations"), k, map[string]any{"quality": "1k", "output": "web-tile", "keys": []string{"front", "walking"}})
 	want(t, res, http.StatusAccepted, "")
@@ -117,14 +102,14 @@ func TestOnlyFashn(t *testing.T) {
 	if len(full.Variations) != 2 || full.Variations[0].Status != "done" || full.Variations[1].Status != "done" {
 		t.Fatalf("variations %+v; want two done", full.Variations)
 	}
-	last = spent(last, "two variations", 2*prices["lookbook"].K1)
+	last = spent(last, "two variations", 2*rows["lookbook"].Prices.K1)
 
 	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "generate-character", "", nil, "prompt", "A tall model in a grey coat")), http.StatusAccepted, "")
 	develop(t, a)
-	last = spent(last, "a character", prices["generate-character"].K1)
+	last = spent(last, "a character", rows["generate-character"].Prices.K1)
 	want(t, a.Do(t, "POST", "/api/toolkit/jobs/submit", k, submitForm(t, "remove-background", "image", productJPEG(t, 200, 240))), http.StatusAccepted, "")
 	develop(t, a)
-	spent(last, "a background removal", prices["remove-background"].K1)
+	spent(last, "a background removal", rows["remove-background"].Prices.K1)
 
 	var models []string
 	for _, r := range srv.Runs()[2:] {

@@ -78,6 +78,38 @@ func houseBalance(t testing.TB, a *apptest.App, house string) ledger.Balance {
 	return b
 }
 
+// catalogRow is one tool's row of GET /api/toolkit/ai/billing/catalog, as
+// the tests of which engine serves a tool read it. Engine is "null" where
+// the row's engine is null (no engine serves the tool).
+type catalogRow struct {
+	Engine string
+	Prices ledger.TierPrices
+	Note   string
+}
+
+// catalog reads the catalog as c sees it, by tool.
+func catalog(t testing.TB, a *apptest.App, c apptest.Cred) map[string]catalogRow {
+	t.Helper()
+	var body struct {
+		Tools []struct {
+			Tool   string
+			Engine *string
+			Prices ledger.TierPrices
+			Note   string
+		}
+	}
+	a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", c, nil).JSON(t, &body)
+	rows := make(map[string]catalogRow, len(body.Tools))
+	for _, r := range body.Tools {
+		row := catalogRow{Engine: "null", Prices: r.Prices, Note: r.Note}
+		if r.Engine != nil {
+			row.Engine = *r.Engine
+		}
+		rows[r.Tool] = row
+	}
+	return rows
+}
+
 func assetCount(t testing.TB, a *apptest.App, c apptest.Cred) int {
 	t.Helper()
 	var body struct{ Assets []any }

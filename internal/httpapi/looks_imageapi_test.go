@@ -31,21 +31,10 @@ func TestLookOnImageAPI(t *testing.T) {
 		if err := a.DB.AddCredit(context.Background(), owner.HouseID, ledger.NewTopUp(100, "pay_img")); err != nil {
 			t.Fatal(err)
 		}
-		var catalog struct {
-			Tools []struct {
-				Tool   string
-				Engine *string
-			}
-		}
-		a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
-		served := map[string]string{}
-		for _, row := range catalog.Tools {
-			if row.Engine != nil {
-				served[row.Tool] = *row.Engine
-			}
-		}
-		if served["lookbook"] != "image-api" || served["generate-character"] != "image-api" || served["upscale"] != "local" {
-			t.Errorf("catalog engines %v; want lookbook and generate-character on image-api, upscale local", served)
+		rows := catalog(t, a, k)
+		if rows["lookbook"].Engine != "image-api" || rows["generate-character"].Engine != "image-api" || rows["upscale"].Engine != "local" {
+			t.Errorf("catalog engines: lookbook %s, generate-character %s, upscale %s; want lookbook and generate-character on image-api, upscale local",
+				rows["lookbook"].Engine, rows["generate-character"].Engine, rows["upscale"].Engine)
 		}
 
 		colours := []color.NRGBA{{200, 40, 40, 255}, {40, 160, 60, 255}, {40, 60, 200, 255}}

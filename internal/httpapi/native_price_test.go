@@ -28,19 +28,8 @@ func TestPricedAtQualityDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	const price = 6 // generate-character's 1k price (DECISIONS §4)
-	var catalog struct {
-		Tools []struct {
-			Tool   string
-			Engine *string
-			Prices ledger.TierPrices
-			Note   string
-		}
-	}
-	a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
-	for _, row := range catalog.Tools {
-		if row.Tool == "generate-character" && (row.Prices != ledger.TierPrices{K1: price, K2: price, K4: price} || !strings.Contains(row.Note, "priced at 1k")) {
-			t.Errorf("catalog row %+v; want %d at every quality and a note saying it is priced at 1k", row, price)
-		}
+	if row := catalog(t, a, k)["generate-character"]; row.Prices != (ledger.TierPrices{K1: price, K2: price, K4: price}) || !strings.Contains(row.Note, "priced at 1k") {
+		t.Errorf("catalog row %+v; want %d at every quality and a note saying it is priced at 1k", row, price)
 	}
 	var quote preflightAnswer
 	a.Do(t, "POST", "/api/toolkit/ai/preflight", k, map[string]any{"tool": "generate-character", "quality": "4k",

@@ -38,20 +38,9 @@ func TestRestoredThroughFal(t *testing.T) {
 		t.Fatal(err)
 	}
 	const price = 9 // generate-character's 2k price (DECISIONS §4)
-	var catalog struct {
-		Tools []struct {
-			Tool   string
-			Engine *string
-			Prices ledger.TierPrices
-			Note   string
-		}
-	}
-	a.Do(t, "GET", "/api/toolkit/ai/billing/catalog", k, nil).JSON(t, &catalog)
-	for _, row := range catalog.Tools {
-		if row.Tool == "generate-character" && (row.Engine == nil || *row.Engine != "image-api" || row.Prices != (ledger.TierPrices{K1: 6, K2: price, K4: 13}) ||
-			!strings.Contains(row.Note, "restored to the quality asked by fal's upscale model")) {
-			t.Errorf("catalog row %+v; want the image endpoint at 6/9/13 with a note naming fal's restoration", row)
-		}
+	if row := catalog(t, a, k)["generate-character"]; row.Engine != "image-api" || row.Prices != (ledger.TierPrices{K1: 6, K2: price, K4: 13}) ||
+		!strings.Contains(row.Note, "restored to the quality asked by fal's upscale model") {
+		t.Errorf("catalog row %+v; want the image endpoint at 6/9/13 with a note naming fal's restoration", row)
 	}
 	var quote preflightAnswer
 	a.Do(t, "POST", "/api/toolkit/ai/preflight", k, map[string]any{"tool": "generate-character", "quality": "2k",
