@@ -245,7 +245,7 @@ func (c *cluster) cpu() string {
 // a loaded machine).
 func (c *cluster) ready(p *proc) {
 	c.t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(serveWithin); ; time.Sleep(50 * time.Millisecond) {
 		c.alive()
 		if res, err := http.Get(p.base() + "/ready"); err == nil {
 			res.Body.Close()
@@ -254,7 +254,7 @@ func (c *cluster) ready(p *proc) {
 			}
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("%s not ready within 2 minutes:\n%s", p.name, c.logs.String())
+			c.t.Fatalf("%s not ready within %v:\n%s", p.name, serveWithin, c.logs.String())
 		}
 	}
 }

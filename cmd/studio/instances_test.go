@@ -83,7 +83,7 @@ func TestSeveralInstances(t *testing.T) {
 		}
 	}
 	healthy := func(addr string) {
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(serveWithin)
 		for {
 			if e := died(); e != "" {
 				t.Fatalf("%s\n%s", e, logs.String())
@@ -95,7 +95,7 @@ func TestSeveralInstances(t *testing.T) {
 				}
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s did not serve within 60 s:\n%s", addr, logs.String())
+				t.Fatalf("%s did not serve within %v:\n%s", addr, serveWithin, logs.String())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
