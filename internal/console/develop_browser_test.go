@@ -51,7 +51,7 @@ func TestDevelopInBrowser(t *testing.T) {
 	a := apptest.New(t, apptest.SQLite(t))
 	runWorkers(t, a)
 	u := person(t, a, "Maison Vey")
-	garment := uploaded(t, a, u, picture(t, t.TempDir(), "shirt.jpg", 700, 900, color.RGBA{190, 90, 70, 255}), "clothes")
+	garment := uploaded(t, a, u, picture(t, t.TempDir(), "shirt.jpg", 350, 450, color.RGBA{190, 90, 70, 255}), "clothes")
 	p := openPage(t, a, "develop", 1280, 800, false)
 	signIn(t, p, u)
 	p.goTo("/develop")

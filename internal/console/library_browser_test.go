@@ -14,6 +14,9 @@ import (
 
 // picture writes a JPEG of w x h pixels to dir and returns its path: a
 // soft figure on a plain ground, enough for the local engine to work on.
+// Keep them a few hundred pixels on a side: under the race detector every
+// decode, cut-out and verdict of an input costs by the pixel, in the test
+// process, and the frames developed from them are the tier's size anyway.
 func picture(t testing.TB, dir, name string, w, h int, tone color.RGBA) string {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -48,9 +51,9 @@ func TestLibraryInBrowser(t *testing.T) {
 	u := person(t, a, "Atelier Nord")
 	dir := t.TempDir()
 	files := []string{
-		picture(t, dir, "linen-shirt.jpg", 600, 800, color.RGBA{200, 120, 90, 255}),
-		picture(t, dir, "wool-coat.jpg", 640, 800, color.RGBA{90, 110, 160, 255}),
-		picture(t, dir, "silk-scarf.jpg", 700, 700, color.RGBA{170, 60, 120, 255}),
+		picture(t, dir, "linen-shirt.jpg", 300, 400, color.RGBA{200, 120, 90, 255}),
+		picture(t, dir, "wool-coat.jpg", 320, 400, color.RGBA{90, 110, 160, 255}),
+		picture(t, dir, "silk-scarf.jpg", 350, 350, color.RGBA{170, 60, 120, 255}),
 	}
 	p := openPage(t, a, "library", 1280, 800, false)
 	signIn(t, p, u)

@@ -17,9 +17,9 @@ func TestLooksInBrowser(t *testing.T) {
 	runWorkers(t, a)
 	u := person(t, a, "Maison Laine")
 	dir := t.TempDir()
-	model := uploaded(t, a, u, picture(t, dir, "model.jpg", 600, 900, color.RGBA{200, 170, 150, 255}), "model")
-	top := uploaded(t, a, u, picture(t, dir, "top.jpg", 600, 700, color.RGBA{60, 90, 160, 255}), "clothes")
-	skirt := uploaded(t, a, u, picture(t, dir, "skirt.jpg", 600, 700, color.RGBA{150, 60, 70, 255}), "clothes")
+	model := uploaded(t, a, u, picture(t, dir, "model.jpg", 300, 450, color.RGBA{200, 170, 150, 255}), "model")
+	top := uploaded(t, a, u, picture(t, dir, "top.jpg", 300, 350, color.RGBA{60, 90, 160, 255}), "clothes")
+	skirt := uploaded(t, a, u, picture(t, dir, "skirt.jpg", 300, 350, color.RGBA{150, 60, 70, 255}), "clothes")
 	p := openPage(t, a, "looks", 1280, 800, false)
 	signIn(t, p, u)
 

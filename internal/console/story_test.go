@@ -27,8 +27,8 @@ func TestConsoleStory(t *testing.T) {
 		a := apptest.New(t, e)
 		runWorkers(t, a)
 		dir := t.TempDir()
-		garment := picture(t, dir, "linen-shirt.jpg", 640, 820, color.RGBA{196, 110, 84, 255})
-		model := picture(t, dir, "model-ines.jpg", 600, 900, color.RGBA{205, 172, 150, 255})
+		garment := picture(t, dir, "linen-shirt.jpg", 320, 410, color.RGBA{196, 110, 84, 255})
+		model := picture(t, dir, "model-ines.jpg", 300, 450, color.RGBA{205, 172, 150, 255})
 		email := fmt.Sprintf("ines-%s@studio.test", e.Name)
 		p := openPage(t, a, "story-"+e.Name, 1280, 800, false)
 
