@@ -96,9 +96,12 @@ func engineOf(pkg string) string {
 func isHelper(folder string) bool { return slices.Contains(engineHelpers, folder) }
 
 // wiring reports whether pkg builds the program from its parts (app,
-// cmd): the only code outside internal/engine that names an engine.
+// cmd), or the test apps' render program from the local engines
+// (internal/apptest/renderproc): the only code outside internal/engine
+// that names an engine.
 func wiring(pkg string) bool {
-	return pkg == module+"/internal/app" || strings.HasPrefix(pkg, module+"/internal/app/") || strings.HasPrefix(pkg, module+"/cmd/")
+	return pkg == module+"/internal/app" || strings.HasPrefix(pkg, module+"/internal/app/") || strings.HasPrefix(pkg, module+"/cmd/") ||
+		pkg == module+"/internal/apptest/renderproc"
 }
 
 // TestEnginesSideBySide: no engine imports another engine, in its code or

@@ -21,7 +21,9 @@ import (
 // The same develop on the other database, or in another test from the same
 // fixture image, costs no second render under -race; with
 // $STUDIO_RENDER_MEMO set (memo_shared.go), neither does a request another
-// test binary of the run rendered. What a memoised
+// test binary of the run rendered. A render the memo does not answer runs
+// in the render program when $STUDIO_RENDER_EXEC names one (render.go),
+// else here. What a memoised
 // answer no longer proves, the engine's own tests do (internal/engine/local
 // renders every tool at every tier, and its TestDeterministic-style checks
 // compare bytes); see docs/testing.md. A failed render is never kept: each
@@ -119,7 +121,7 @@ func (m memoEngine) Run(ctx context.Context, r engine.Request) (engine.Result, e
 			record(s)
 		}
 	}
-	res, err := m.Engine.Run(ctx, r)
+	res, err := procs.run(ctx, m.Engine, r)
 	if err != nil {
 		return res, err
 	}
