@@ -7,7 +7,8 @@
 #     the run, at the end); check that start_s3 survives losing its port (scripts/lib_test.sh), then
 #     start a throwaway PostgreSQL and a versitygw S3 server on free loopback ports (each retries on
 #     a later port); build the studio binary with -race (the tests then take every package it
-#     compiled from the cache)
+#     compiled from the cache), and the render program without it (internal/apptest/renderproc:
+#     the test apps' local renders run there, at the engine's own speed; see docs/testing.md)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
 #     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set; a line as each group of packages starts and ends,
 #     and one as each package's tests end, with their time (scripts/test-exec.sh). Beside them, the
@@ -149,6 +150,9 @@ phase_end
 # compiled from the cache (built beside them, each would compile the same packages twice).
 phase_begin build
 go build -race -o "$WORK/studio" ./cmd/studio
+# The test apps' local renders run in this program, built without -race (the race detector slows
+# the engines' pixel loops about twentyfold); the engines' own tests still render under it.
+go build -o "$WORK/renderproc" ./internal/apptest/renderproc
 phase_end
 
 mkdir -p .cache
@@ -165,12 +169,14 @@ rm -rf "$STUDIO_SCREENSHOTS" && mkdir -p "$STUDIO_SCREENSHOTS"
 # its key holds the request and not the engine's code.
 export STUDIO_RENDER_MEMO=$WORK/renders
 mkdir -p "$STUDIO_RENDER_MEMO"
+export STUDIO_RENDER_EXEC=$WORK/renderproc
 read -ra pkgs <<<"${GO_TEST_PKGS:-./...}"
 log "TEST_DATABASE_URL=$TEST_DATABASE_URL"
 log "TEST_S3_URL=$TEST_S3_URL (AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID)"
 log "OPENAPI_OUT=$OPENAPI_OUT"
 log "STUDIO_SCREENSHOTS=$STUDIO_SCREENSHOTS"
 log "STUDIO_RENDER_MEMO=$STUDIO_RENDER_MEMO"
+log "STUDIO_RENDER_EXEC=$STUDIO_RENDER_EXEC"
 
 phase_begin tests
 test_rc=0
