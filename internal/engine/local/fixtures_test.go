@@ -152,10 +152,12 @@ func encJPEG(t testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
+// encPNG encodes img as a PNG at the fastest compression: the pixels are
+// the same at any level, and deflate is slow under the race detector.
 func encPNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -169,7 +169,7 @@ func TestUpscale(t *testing.T) {
 }
 
 func TestReframe(t *testing.T) {
-	src := encJPEG(t, productImage(800, 600))
+	src := encJPEG(t, productImage(400, 300)) // the frame's size is the tier's, whatever the source's
 	tests := []struct {
 		name   string
 		params map[string]string
@@ -204,7 +204,7 @@ func TestReframe(t *testing.T) {
 }
 
 func TestPackshot(t *testing.T) {
-	src := encJPEG(t, productImage(900, 700))
+	src := encJPEG(t, productImage(450, 350)) // the matte is found at the source's size: a small one is cheap
 	ground := encJPEG(t, sceneImage(400, 400))
 	tests := []struct {
 		name   string
@@ -254,8 +254,9 @@ func TestPackshot(t *testing.T) {
 }
 
 func TestRemoveBackground(t *testing.T) {
+	src := encJPEG(t, productImage(400, 300))
 	res, img := run(t, engine.Request{Tool: "remove-background", Tier: ledger.Tier1K,
-		Inputs: []engine.Input{in("image", encJPEG(t, productImage(800, 600)))}})
+		Inputs: []engine.Input{in("image", src)}})
 	if res.Mime != "image/png" {
 		t.Fatalf("Mime %s, want image/png", res.Mime)
 	}
@@ -273,14 +274,14 @@ func TestRemoveBackground(t *testing.T) {
 	}
 	// A wider shape extends the canvas with transparency.
 	_, wide := run(t, engine.Request{Tool: "remove-background", Tier: ledger.Tier1K, Shape: &engine.Shape{Width: 1920, Height: 1080},
-		Inputs: []engine.Input{in("image", encJPEG(t, productImage(800, 600)))}})
+		Inputs: []engine.Input{in("image", src)}})
 	if a := color.NRGBAModel.Convert(wide.At(5, wide.Bounds().Dy()/2)).(color.NRGBA).A; a != 0 {
 		t.Errorf("extended edge alpha %d, want 0", a)
 	}
 }
 
 func TestCameraLens(t *testing.T) {
-	model := encJPEG(t, modelImage(800))
+	model := encJPEG(t, modelImage(400))
 	corners := map[string]float64{}
 	for _, lens := range []string{"24mm", "135mm", "macro", ""} {
 		t.Run("lens "+lens, func(t *testing.T) {
@@ -346,8 +347,8 @@ func TestCameraLens(t *testing.T) {
 }
 
 func TestHarmonize(t *testing.T) {
-	subject := modelImage(700)
-	scene := sceneImage(800, 1000)
+	subject := modelImage(350)
+	scene := sceneImage(400, 500)
 	_, img := run(t, engine.Request{Tool: "harmonize", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("image", encJPEG(t, subject)), in("background", encJPEG(t, scene))}})
 	// The composite is the scene's size ratio (4:5), the subject is in the middle.
@@ -374,11 +375,12 @@ func TestIron(t *testing.T) {
 	model := modelImage(800)
 	// The shirt's torso (modelImage: 12 units either side of the axis, rows 20 to 52 of 100).
 	mask := encPNG(t, maskImage(480, 800, image.Rect(240-96, 160, 240+96, 416)))
-	_, err := local.New().Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, model))}})
+	data := encJPEG(t, model)
+	_, err := local.New().Run(context.Background(), engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", data)}})
 	if !engine.IsInput(err) || !strings.Contains(reason(err), "not a garment") {
 		t.Errorf("iron on a figure without a mask: %v, want an input fault naming the garment", err)
 	}
-	_, img := run(t, engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", encJPEG(t, model)), in("mask", mask)}})
+	_, img := run(t, engine.Request{Tool: "iron", Tier: ledger.Tier1K, Inputs: []engine.Input{in("image", data), in("mask", mask)}})
 	// The face is left alone.
 	if d := dist(meanRGB(img, rel(img, 0.45, 0.09, 0.55, 0.15)), meanRGB(model, rel(model, 0.45, 0.09, 0.55, 0.15))); d > 4 {
 		t.Errorf("the face moved by %.1f", d)
@@ -435,14 +437,14 @@ func TestCleanup(t *testing.T) {
 }
 
 func TestColorChange(t *testing.T) {
-	src := productImage(800, 600)
+	src := productImage(400, 300)
 	target := color.NRGBA{R: 30, G: 140, B: 60, A: 255}
-	mask := maskImage(800, 600, image.Rect(200, 150, 600, 450))
+	data, mask := encJPEG(t, src), encPNG(t, maskImage(400, 300, image.Rect(100, 75, 300, 225)))
 	for _, withMask := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mask=%v", withMask), func(t *testing.T) {
-			inputs := []engine.Input{in("image", encJPEG(t, src))}
+			inputs := []engine.Input{in("image", data)}
 			if withMask {
-				inputs = append(inputs, in("mask", encPNG(t, mask)))
+				inputs = append(inputs, in("mask", mask))
 			}
 			_, img := run(t, engine.Request{Tool: "color-change", Tier: ledger.Tier1K,
 				Params: map[string]string{"color": "#1e8c3c"}, Inputs: inputs})
@@ -467,7 +469,7 @@ func TestColorChange(t *testing.T) {
 }
 
 func TestFitAdjust(t *testing.T) {
-	model := encJPEG(t, modelImage(800))
+	model := encJPEG(t, modelImage(400))
 	// The figure wears a shirt and trousers: which one is meant must be said.
 	_, err := local.New().Run(context.Background(), engine.Request{Tool: "fit-adjust", Tier: ledger.Tier1K, Params: map[string]string{"fit": "loose"},
 		Inputs: []engine.Input{in("image", model)}})
@@ -498,8 +500,8 @@ func TestFitAdjust(t *testing.T) {
 }
 
 func TestTryon(t *testing.T) {
-	model := encJPEG(t, modelImage(800))
-	garment := encPNG(t, garmentImage(400))
+	model := encJPEG(t, modelImage(400))
+	garment := encPNG(t, garmentImage(200))
 	_, img := run(t, engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("model", model), in("garment", garment)}})
 	// The chest is now the garment's red, the head and the legs are the model's.
@@ -514,9 +516,9 @@ func TestTryon(t *testing.T) {
 		t.Errorf("legs changed: %.0f from their grey", d)
 	}
 	// Two garments (a top and trousers) both land.
-	trousers := image.NewNRGBA(image.Rect(0, 0, 200, 500))
+	trousers := image.NewNRGBA(image.Rect(0, 0, 100, 250))
 	fill(trousers, trousers.Rect, color.NRGBA{R: 250, G: 250, B: 250, A: 255})
-	fill(trousers, image.Rect(40, 20, 160, 480), color.NRGBA{R: 230, G: 200, B: 60, A: 255})
+	fill(trousers, image.Rect(20, 10, 80, 240), color.NRGBA{R: 230, G: 200, B: 60, A: 255})
 	_, two := run(t, engine.Request{Tool: "tryon", Tier: ledger.Tier1K,
 		Inputs: []engine.Input{in("model", model), in("garment", garment), in("garment", encPNG(t, trousers))}})
 	legs := meanRGB(two, rel(two, 0.4, 0.75, 0.6, 0.85))
