@@ -86,11 +86,13 @@ func TestLocalTools(t *testing.T) {
 // aspects, checking the frame rules: the result decodes, its long edge is the
 // tier's pixels, and its aspect is the shape's.
 func TestShapesAndTiers(t *testing.T) {
-	product := encJPEG(t, productImage(640, 480))
-	model := encJPEG(t, modelImage(700))
-	garment := encPNG(t, garmentImage(300))
-	scene := encJPEG(t, sceneImage(500, 400))
-	mask := encPNG(t, maskImage(640, 480, image.Rect(40, 40, 90, 90)))
+	// Small sources: the frame rules are about the frame, and a tool
+	// separates or measures its source at the source's size.
+	product := encJPEG(t, productImage(320, 240))
+	model := encJPEG(t, modelImage(350))
+	garment := encPNG(t, garmentImage(150))
+	scene := encJPEG(t, sceneImage(250, 200))
+	mask := encPNG(t, maskImage(320, 240, image.Rect(20, 20, 45, 45)))
 	reqs := map[string]engine.Request{
 		"upscale":           {Inputs: []engine.Input{in("image", product)}},
 		"reframe":           {Inputs: []engine.Input{in("image", product)}, Params: map[string]string{"aspect": "4:5"}},
