@@ -146,6 +146,14 @@ start_pg "$WORK/pg"
 start_s3 "$ROOT" "$WORK/s3"
 phase_end
 
+# modernc's SQLite (C translated to Go) converts unsafe pointers in nearly every step of a
+# statement, and -race turns on the compiler's checkptr check of each conversion, in every package:
+# in modernc's code that check was about half of internal/sqlstore's CPU (122 -> 63 CPU s without
+# it). It stays on for the project's own packages and the standard library; modernc's conversions
+# are its own tests' business. Set before the first build, so every build and test binary of the
+# run (and the tests' own `go build`s) compile modernc the one way and share it from the cache.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-gcflags=modernc.org/...=-d=checkptr=0"
+
 # The binary the MCP check runs, built before the tests so that they take every package it
 # compiled from the cache (built beside them, each would compile the same packages twice).
 phase_begin build
