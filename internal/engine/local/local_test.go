@@ -556,7 +556,7 @@ func TestInputFaults(t *testing.T) {
 		{"camera-lens bad lens", engine.Request{Tool: "camera-lens", Params: map[string]string{"lens": "fisheye"}, Inputs: []engine.Input{in("image", good)}}},
 		{"packshot bg=image without background", engine.Request{Tool: "packshot", Params: map[string]string{"bg": "image"}, Inputs: []engine.Input{in("image", good)}}},
 		{"packshot bad bg", engine.Request{Tool: "packshot", Params: map[string]string{"bg": "#12"}, Inputs: []engine.Input{in("image", good)}}},
-		{"packshot without a plain backdrop", engine.Request{Tool: "packshot", Inputs: []engine.Input{in("image", encJPEG(t, gradientImage(300, 200)))}}},
+		{"packshot without a plain backdrop", engine.Request{Tool: "packshot", Inputs: []engine.Input{in("image", encJPEG(t, gradientImage(150, 100)))}}},
 		{"remove-background of a plain wall", engine.Request{Tool: "remove-background", Inputs: []engine.Input{in("image", encJPEG(t, maskImage(200, 200, image.Rectangle{})))}}},
 		{"bad strength", engine.Request{Tool: "iron", Params: map[string]string{"strength": "2"}, Inputs: []engine.Input{in("image", good)}}},
 		{"bad shape", engine.Request{Tool: "upscale", Shape: &engine.Shape{Width: 0, Height: 10}, Inputs: []engine.Input{in("image", good)}}},
