@@ -80,7 +80,7 @@ func TestRemoveBackgroundOnARealGround(t *testing.T) {
 // shelves) and a table strewn with beans are refused with the plain reason,
 // as an input fault: the worker fails the job and voids its hold.
 func TestRefusesWhatItCannotSeparateCleanly(t *testing.T) {
-	w, h := 480, 360
+	w, h := 320, 240 // the separation runs at the source's size; a bean is 23x17 px at any
 	flat := func(x, y int) [3]float64 { return [3]float64{0, 0, 0} }
 	cafe := segtest.Composite(segtest.Clutter(w, h), flat, make([]float32, w*h), w, h, 0, 2)
 	strewn := func(ground segtest.Texture, seed uint32) *image.NRGBA {
