@@ -58,7 +58,11 @@ func laneKills(t *testing.T, dbURL string) {
 	base := "http://" + addr
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	do := func(method, path string, body []byte, key string) (int, map[string]any) {
+	// The lane calls wait for the kill, not for a client's timeout: a
+	// caller that gave up would void its own hold, and on a starved
+	// machine the balance is read more than 30 s after the calls began.
+	hung := &http.Client{Timeout: 5 * time.Minute}
+	send := func(c *http.Client, method, path string, body []byte, key string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Origin", base)
@@ -74,6 +78,9 @@ func laneKills(t *testing.T, dbURL string) {
 		_ = json.NewDecoder(res.Body).Decode(&m)
 		return res.StatusCode, m
 	}
+	do := func(method, path string, body []byte, key string) (int, map[string]any) {
+		return send(c, method, path, body, key)
+	}
 	child := start()
 	do("POST", "/api/auth/sign-up/email", []byte(`{"name":"Lanes","email":"lanes@example.com","password":"a long password"}`), "")
 	_, m := do("POST", "/api/keys", []byte(`{"name":"k"}`), "")
@@ -86,7 +93,7 @@ func laneKills(t *testing.T, dbURL string) {
 		var wg sync.WaitGroup
 		for i := range calls {
 			wg.Go(func() {
-				do("POST", "/api/toolkit/ai/prompt-enhancer", fmt.Appendf(nil, `{"prompt":"a linen coat, round %d call %d"}`, round, i), key)
+				send(hung, "POST", "/api/toolkit/ai/prompt-enhancer", fmt.Appendf(nil, `{"prompt":"a linen coat, round %d call %d"}`, round, i), key)
 			})
 		}
 		want := int64((round + 1) * calls)
