@@ -164,7 +164,7 @@ func opinionNote(t testing.TB, a *apptest.App, u *apptest.User) string {
 	id := judgedFrame(t, a, u)
 	n := notify.New(uuid.Must(uuid.NewV7()).String(), u.HouseID, "", notify.KindDevelopOpinion, "run", "run."+id,
 		map[string]any{"runId": "run." + id, "title": "Upscale", "jobIds": []any{id}, "flaggedJobIds": []any{id}}, time.Now())
-	if _, _, err := a.DB.RaiseOpinion(context.Background(), u.HouseID, "run."+id, uuid.NewString(), n); err != nil {
+	if _, err := a.DB.RaiseOpinion(context.Background(), u.HouseID, "run."+id, uuid.NewString(), n); err != nil {
 		t.Fatal(err)
 	}
 	return n.ID

@@ -425,7 +425,7 @@ func TestOpinion(t *testing.T) {
 		}
 
 		other := notify.New(uuid.Must(uuid.NewV7()).String(), owner.HouseID, "", notify.KindPackReady, "pack", uuid.NewString(), nil, time.Now())
-		if _, _, err := a.DB.RaiseOpinion(context.Background(), owner.HouseID, "run.x", "y", other); err != nil {
+		if _, err := a.DB.RaiseOpinion(context.Background(), owner.HouseID, "run.x", "y", other); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range []string{other.ID, uuid.NewString()} {

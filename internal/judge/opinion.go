@@ -18,7 +18,7 @@ import (
 type OpinionStore interface {
 	// RaiseOpinion raises n once per settlement of a run (the run and its
 	// newest frame): raised is false when it was raised already.
-	RaiseOpinion(ctx context.Context, house, runID, newestJobID string, n notify.Notification) (notify.Notification, bool, error)
+	RaiseOpinion(ctx context.Context, house, runID, newestJobID string, n notify.Notification) (raised bool, err error)
 	// Notification returns one notification the user sees.
 	Notification(ctx context.Context, house, user, id string) (notify.Notification, error)
 	// VerdictsSince returns the house's verdicts written at or after the
@@ -105,7 +105,7 @@ func (s *Service) raise(ctx context.Context, house, jobID string) error {
 	n := notify.New(uuid.Must(uuid.NewV7()).String(), house, "", notify.KindDevelopOpinion, "run", run.ID, map[string]any{
 		"runId": run.ID, "title": run.Title, "jobIds": ids, "flaggedJobIds": flagged,
 	}, s.now())
-	_, _, err = s.store.RaiseOpinion(ctx, house, run.ID, run.JobIDs[len(run.JobIDs)-1], n)
+	_, err = s.store.RaiseOpinion(ctx, house, run.ID, run.JobIDs[len(run.JobIDs)-1], n)
 	return err
 }
 

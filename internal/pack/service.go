@@ -39,7 +39,7 @@ type Store interface {
 	// FinishPack marks a pack the worker holds ready with the archive's
 	// size and raises n, in one transaction; it returns n with its event
 	// sequence number.
-	FinishPack(ctx context.Context, p Pack, worker string, size int64, n notify.Notification) (notify.Notification, error)
+	FinishPack(ctx context.Context, p Pack, worker string, size int64, n notify.Notification) error
 	// FailPack marks a pack the worker holds failed with the reason.
 	FailPack(ctx context.Context, p Pack, worker, reason string) error
 	// ExpiredPackBlobs returns up to limit packs, of any house, created
@@ -335,7 +335,7 @@ func (s *Service) One(ctx context.Context) (bool, error) {
 	}
 	n := notify.New(uuid.Must(uuid.NewV7()).String(), pk.HouseID, pk.UserID, notify.KindPackReady, "pack", pk.ID,
 		map[string]any{"packId": pk.ID, "filename": pk.Filename, "items": pk.Items, "bytes": size, "href": FileURL(pk.ID)}, s.now())
-	if _, err := s.store.FinishPack(context.WithoutCancel(ctx), pk, s.worker, size, n); err != nil {
+	if err := s.store.FinishPack(context.WithoutCancel(ctx), pk, s.worker, size, n); err != nil {
 		return true, err
 	}
 	return true, nil

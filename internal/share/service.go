@@ -45,7 +45,7 @@ type Store interface {
 	// is the link's first mark it raises first in the same transaction and
 	// returns it with its event sequence number; otherwise nil.
 	// errs.NotFound when i is past the end or the link closed meanwhile.
-	UpsertMark(ctx context.Context, l Link, i int, in MarkRequest, now time.Time, first notify.Notification) (*notify.Notification, error)
+	UpsertMark(ctx context.Context, l Link, i int, in MarkRequest, now time.Time, first notify.Notification) error
 	// RecordExport stamps an export of frame i of a link at now.
 	RecordExport(ctx context.Context, l Link, i int, now time.Time) error
 	// FinishShare stamps finishedAt once and counts the verdicts, in one
@@ -303,7 +303,7 @@ func (s *Service) Mark(ctx context.Context, token, addr string, in MarkRequest) 
 	now := s.now()
 	first := notify.New(uuid.Must(uuid.NewV7()).String(), l.HouseID, l.UserID, notify.KindShareMarked, "share", l.ID,
 		payload(l, nil), now)
-	if _, err := s.store.UpsertMark(ctx, l, *in.I, in, now, first); err != nil {
+	if err := s.store.UpsertMark(ctx, l, *in.I, in, now, first); err != nil {
 		return Recorded{}, err
 	}
 	return Recorded{Recorded: true}, nil

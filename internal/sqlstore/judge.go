@@ -241,10 +241,10 @@ func (db *DB) FrameKey(ctx context.Context, house, assetID string) (string, erro
 }
 
 // RaiseOpinion raises n once per settlement of a run (the run and its
-// newest frame), in one transaction with its mark.
-func (db *DB) RaiseOpinion(ctx context.Context, house, runID, newestJobID string, n notify.Notification) (notify.Notification, bool, error) {
-	raised := false
-	err := db.write(ctx, func(tx *Tx) error {
+// newest frame), in one transaction with its mark; raised is false when
+// that settlement raised it already.
+func (db *DB) RaiseOpinion(ctx context.Context, house, runID, newestJobID string, n notify.Notification) (raised bool, err error) {
+	err = db.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(ctx, `INSERT INTO opinions (organization_id, run_id, newest_job_id, notification_id, created_at)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (organization_id, run_id, newest_job_id) DO NOTHING`,
 			house, runID, newestJobID, n.ID, n.CreatedAt.UnixMilli())
@@ -254,11 +254,11 @@ func (db *DB) RaiseOpinion(ctx context.Context, house, runID, newestJobID string
 		if k, err := res.RowsAffected(); err != nil || k == 0 {
 			return err
 		}
-		n, err = insertNotification(ctx, tx, n)
+		_, err = insertNotification(ctx, tx, n)
 		raised = err == nil
 		return err
 	})
-	return n, raised, err
+	return raised, err
 }
 
 // Notification returns one notification the user sees in the house.

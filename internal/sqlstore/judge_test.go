@@ -156,11 +156,11 @@ func TestJudgeStore(t *testing.T) {
 
 		// Opinions: one per settlement; a notification another house cannot read.
 		op := notify.New(uuid.NewString(), houseA, "", notify.KindDevelopOpinion, "run", "run.x", nil, clock.Now())
-		if _, raised, err := db.RaiseOpinion(ctx, houseA, "run.x", jobID, op); err != nil || !raised {
+		if raised, err := db.RaiseOpinion(ctx, houseA, "run.x", jobID, op); err != nil || !raised {
 			t.Fatalf("raise: %v %v", raised, err)
 		}
 		again := notify.New(uuid.NewString(), houseA, "", notify.KindDevelopOpinion, "run", "run.x", nil, clock.Now())
-		if _, raised, err := db.RaiseOpinion(ctx, houseA, "run.x", jobID, again); err != nil || raised {
+		if raised, err := db.RaiseOpinion(ctx, houseA, "run.x", jobID, again); err != nil || raised {
 			t.Errorf("raised twice: %v %v", raised, err)
 		}
 		if _, err := db.Notification(ctx, houseB, userB, op.ID); !errors.Is(err, errs.NotFound) {

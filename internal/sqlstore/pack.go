@@ -133,8 +133,8 @@ var errPackLeaseLost = errors.New("pack: the builder no longer holds the pack")
 
 // FinishPack marks a pack the worker holds ready with the archive's size
 // and raises n in the same transaction.
-func (db *DB) FinishPack(ctx context.Context, p pack.Pack, worker string, size int64, n notify.Notification) (notify.Notification, error) {
-	err := db.write(ctx, func(tx *Tx) error {
+func (db *DB) FinishPack(ctx context.Context, p pack.Pack, worker string, size int64, n notify.Notification) error {
+	return db.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE packs SET status = 'ready', bytes = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL
 			WHERE organization_id = ? AND id = ? AND status = 'building' AND lease_owner = ?`, size, db.nowMs(), p.HouseID, p.ID, worker)
 		if err != nil {
@@ -143,10 +143,9 @@ func (db *DB) FinishPack(ctx context.Context, p pack.Pack, worker string, size i
 		if k, err := res.RowsAffected(); err != nil || k != 1 {
 			return errors.Join(errPackLeaseLost, err)
 		}
-		n, err = insertNotification(ctx, tx, n)
+		_, err = insertNotification(ctx, tx, n)
 		return err
 	})
-	return n, err
 }
 
 // FailPack marks a pack the worker holds failed with the reason.

@@ -211,10 +211,8 @@ func liveFrame(ctx context.Context, tx *Tx, l share.Link, i int) (string, error)
 // UpsertMark records a mark on frame i of an open link. The link's mark
 // counter is taken first, under the row's lock: the request that takes it
 // from 0 to 1 raises first, in the same transaction.
-func (db *DB) UpsertMark(ctx context.Context, l share.Link, i int, in share.MarkRequest, now time.Time, first notify.Notification) (*notify.Notification, error) {
-	var raised *notify.Notification
-	err := db.write(ctx, func(tx *Tx) error {
-		raised = nil
+func (db *DB) UpsertMark(ctx context.Context, l share.Link, i int, in share.MarkRequest, now time.Time, first notify.Notification) error {
+	return db.write(ctx, func(tx *Tx) error {
 		var seq int64
 		err := tx.QueryRow(ctx, `UPDATE shares SET mark_seq = mark_seq + 1
 			WHERE organization_id = ? AND id = ? AND revoked_at IS NULL AND expires_at > ? RETURNING mark_seq`,
@@ -262,14 +260,9 @@ func (db *DB) UpsertMark(ctx context.Context, l share.Link, i int, in share.Mark
 		if seq != 1 {
 			return nil
 		}
-		n, err := insertNotification(ctx, tx, first)
-		if err != nil {
-			return err
-		}
-		raised = &n
-		return nil
+		_, err = insertNotification(ctx, tx, first)
+		return err
 	})
-	return raised, err
 }
 
 // RecordExport counts a download of frame i's original and stamps it,
