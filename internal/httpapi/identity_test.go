@@ -128,6 +128,7 @@ func TestSignInRateLimit(t *testing.T) {
 	apptest.ForEachEngine(t, func(t *testing.T, e apptest.Engine) {
 		a := apptest.New(t, e)
 		u := a.SignUp(t, "limited")
+		windowAhead()
 		body := map[string]string{"email": u.Email, "password": "wrong password!"}
 		for i := 0; i < 10; i++ {
 			if res := a.Do(t, "POST", "/api/auth/sign-in/email", apptest.Anonymous, body); res.Status != 401 {
