@@ -31,22 +31,28 @@ func pattern(w, h int) image.Image {
 	return img
 }
 
+// jpegOf is pattern as a JPEG, drawn once per test binary (drawn).
 func jpegOf(t testing.TB, w, h int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, pattern(w, h), &jpeg.Options{Quality: 80}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return drawn("jpegOf", w, h, func() []byte {
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, pattern(w, h), &jpeg.Options{Quality: 80}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	})
 }
 
+// pngOf is pattern as a PNG, drawn once per test binary (drawn).
 func pngOf(t testing.TB, w, h int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, pattern(w, h)); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return drawn("pngOf", w, h, func() []byte {
+		var b bytes.Buffer
+		if err := png.Encode(&b, pattern(w, h)); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	})
 }
 
 // exifJPEG is a w x h JPEG whose APP1 segment says orientation: a phone

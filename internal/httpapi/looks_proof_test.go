@@ -125,30 +125,32 @@ func greyThumb(img image.Image) []float64 {
 }
 
 // figureJPEG is a standing figure on a plain light ground: a head, a torso
-// in a knit, legs in dark trousers.
+// in a knit, legs in dark trousers. Drawn once per test binary (drawn).
 func figureJPEG(t testing.TB, w, h int) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			c := color.RGBA{0xf0, 0xef, 0xec, 0xff}
-			cx, fy := float64(x-w/2)/float64(w), float64(y)/float64(h)
-			switch {
-			case fy > 0.06 && fy < 0.17 && cx*cx/0.0036+(fy-0.115)*(fy-0.115)/0.003 < 1:
-				c = color.RGBA{0xd6, 0xa0, 0x80, 0xff} // head
-			case fy >= 0.17 && fy < 0.55 && math.Abs(cx) < 0.16:
-				c = color.RGBA{0x2a, 0x3a, 0x90, 0xff} // torso
-			case fy >= 0.55 && fy < 0.96 && math.Abs(cx) > 0.02 && math.Abs(cx) < 0.12:
-				c = color.RGBA{0x3a, 0x3a, 0x40, 0xff} // legs
+	return drawn("figureJPEG", w, h, func() []byte {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		for y := range h {
+			for x := range w {
+				c := color.RGBA{0xf0, 0xef, 0xec, 0xff}
+				cx, fy := float64(x-w/2)/float64(w), float64(y)/float64(h)
+				switch {
+				case fy > 0.06 && fy < 0.17 && cx*cx/0.0036+(fy-0.115)*(fy-0.115)/0.003 < 1:
+					c = color.RGBA{0xd6, 0xa0, 0x80, 0xff} // head
+				case fy >= 0.17 && fy < 0.55 && math.Abs(cx) < 0.16:
+					c = color.RGBA{0x2a, 0x3a, 0x90, 0xff} // torso
+				case fy >= 0.55 && fy < 0.96 && math.Abs(cx) > 0.02 && math.Abs(cx) < 0.12:
+					c = color.RGBA{0x3a, 0x3a, 0x40, 0xff} // legs
+				}
+				img.Set(x, y, c)
 			}
-			img.Set(x, y, c)
 		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 92}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	})
 }
 
 // weaveJPEG is a red shirt with a fine horizontal stripe on a light ground.
