@@ -60,6 +60,8 @@ var looksWalk = walkArea{
 	},
 	global:       []string{"GET /api/toolkit/lookbook/templates/{id}"},
 	optionalBody: []string{"POST /api/toolkit/lookbook/looks/{id}/develop-lock"},
+	// A draft look is read; a look is made of the same uploaded model and piece again.
+	reusable: []string{"GET /api/toolkit/lookbook/looks/{id}", "POST /api/toolkit/lookbook/looks"},
 }
 
 // modelJPEG is a standing figure on a plain ground.

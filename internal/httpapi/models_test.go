@@ -51,6 +51,10 @@ var modelsWalk = walkArea{
 		"POST /api/toolkit/models/{id}/checkout":     auth.Owner,
 		"POST /api/toolkit/explore/{kind}/{id}/take": auth.Member, // a free face; a priced take is an owner's (money_explore_test.go)
 	},
+	// An own model is read, patched to the same traits, and refused as
+	// already the house's (checkout, take): one model serves every credential.
+	reusable: []string{"GET /api/toolkit/models/{id}", "PATCH /api/toolkit/models/{id}", "POST /api/toolkit/models/{id}/checkout",
+		"POST /api/toolkit/explore/{kind}/{id}/take", "GET /api/toolkit/models/{id}/image"},
 }
 
 // wireModel is the Model wire shape as tests read it.
