@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Palette are the colours answers are painted, in submission order.
@@ -23,8 +24,35 @@ var Palette = []color.NRGBA{
 	{150, 40, 170, 255}, {30, 170, 180, 255}, {230, 120, 30, 255}, {90, 90, 90, 255},
 }
 
-// ServePNG answers a w x h PNG painted c.
+// ServePNG answers a w x h PNG painted c. The picture is drawn and
+// encoded once per test binary for each size and colour (flatPNG): the
+// stand-ins answer the same few frames in test after test, and encoding
+// them again under the race detector was most of the stand-in's work.
 func ServePNG(rw http.ResponseWriter, w, h int, c color.NRGBA) {
+	data, err := flatPNG(w, h, c)
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rw.Header().Set("Content-Type", "image/png")
+	rw.Write(data)
+}
+
+type flatKey struct {
+	w, h int
+	c    color.NRGBA
+}
+
+// flatPNGs are the PNGs flatPNG has encoded, by size and colour.
+var flatPNGs sync.Map // flatKey -> []byte
+
+// flatPNG is a w x h PNG painted c, at the fastest compression, encoded
+// once and then answered from flatPNGs (the bytes are the same each time).
+func flatPNG(w, h int, c color.NRGBA) ([]byte, error) {
+	k := flatKey{w, h, c}
+	if data, ok := flatPNGs.Load(k); ok {
+		return data.([]byte), nil
+	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := 0; i < len(img.Pix); i += 4 {
 		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, 255
@@ -32,11 +60,10 @@ func ServePNG(rw http.ResponseWriter, w, h int, c color.NRGBA) {
 	var b bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&b, img); err != nil {
-		http.Error(rw, err.Error(), http.StatusInternalServerError)
-		return
+		return nil, err
 	}
-	rw.Header().Set("Content-Type", "image/png")
-	rw.Write(b.Bytes())
+	data, _ := flatPNGs.LoadOrStore(k, b.Bytes())
+	return data.([]byte), nil
 }
 
 // Sized is the size with long on its long edge and the aspect "W:H"
