@@ -156,7 +156,8 @@ func (s *Service) Preflight(ctx context.Context, p auth.Principal, in SubmitRequ
 
 // measure asks the engine that would serve in whether it expects to
 // deliver, when it can say (engine.Preflighter): its problems, with the
-// inputs' bytes read as a worker would read them.
+// inputs' bytes read as a worker would read them. An equal request asked
+// lately is answered as the engine answered it then (measured).
 func (s *Service) measure(ctx context.Context, p auth.Principal, in SubmitRequest) ([]Problem, error) {
 	pf, ok := engine.Serving(s.engines, in.Tool).(engine.Preflighter)
 	if !ok {
@@ -174,9 +175,14 @@ func (s *Service) measure(ctx context.Context, p auth.Principal, in SubmitReques
 		req.Inputs = append(req.Inputs, engine.Input{Role: u.Role, Data: u.Data})
 	}
 	slices.SortStableFunc(req.Inputs, func(a, b engine.Input) int { return roleOrder(in.Tool, a.Role) - roleOrder(in.Tool, b.Role) })
-	found, err := pf.Preflight(ctx, req)
-	if err != nil {
-		return nil, err
+	key := measuredKey(req)
+	found, ok := s.measured.get(key)
+	if !ok {
+		var err error
+		if found, err = pf.Preflight(ctx, req); err != nil {
+			return nil, err
+		}
+		s.measured.put(key, found)
 	}
 	out := make([]Problem, len(found))
 	for i, f := range found {

@@ -89,11 +89,13 @@ type Service struct {
 	prices  ledger.Prices
 	now     func() time.Time
 	limiter Limiter // counts preflights; nil counts none
+	// measured keeps the engine's recent answers to preflights.
+	measured *measured
 }
 
 // NewService returns the job service.
 func NewService(store Store, assets Assets, engines engine.Engine, prices ledger.Prices, now func() time.Time) *Service {
-	return &Service{store: store, assets: assets, engines: engines, prices: prices, now: now}
+	return &Service{store: store, assets: assets, engines: engines, prices: prices, now: now, measured: &measured{}}
 }
 
 // Upload is an input sent as bytes; it becomes a house asset.
