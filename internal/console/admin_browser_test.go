@@ -18,7 +18,7 @@ func TestOperatorsInBrowser(t *testing.T) {
 	a := apptest.New(t, apptest.SQLite(t))
 	runWorkers(t, a)
 	member := person(t, a, "Atelier Sud")
-	uploaded(t, a, member, picture(t, t.TempDir(), "g.jpg", 500, 600, color.RGBA{120, 140, 90, 255}), "clothes")
+	uploaded(t, a, member, picture(t, t.TempDir(), "g.jpg", 250, 300, color.RGBA{120, 140, 90, 255}), "clothes")
 	admin := a.SignUpAs(t, &apptest.User{Name: "Operator", Email: "admin@studio.test", Password: "correct horse battery"})
 
 	m := openPage(t, a, "operators-member", 1280, 800, false)

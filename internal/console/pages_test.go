@@ -20,13 +20,16 @@ import (
 // furnished is a house with something on every page: a garment and a
 // model, a packshot, a look, a share, a key, a collection, a standing
 // note. It returns the app, the owner and the console paths to visit.
+// Its pictures are a few hundred pixels on a side: their uploads, and the
+// develop page's preflight measure, read them under the race detector,
+// and no page's check is about their size.
 func furnished(t testing.TB, e apptest.Engine) (*apptest.App, *apptest.User, []string) {
 	t.Helper()
 	a := apptest.New(t, e)
 	dir := t.TempDir()
 	u := a.SignUpAs(t, &apptest.User{Name: "Maison Test", Email: "owner-" + e.Name + "@studio.test", Password: "correct horse battery"})
-	garment := uploaded(t, a, u, picture(t, dir, "g.jpg", 500, 600, color.RGBA{180, 90, 80, 255}), "clothes")
-	model := uploaded(t, a, u, picture(t, dir, "m.jpg", 500, 700, color.RGBA{200, 170, 150, 255}), "model")
+	garment := uploaded(t, a, u, picture(t, dir, "g.jpg", 250, 300, color.RGBA{180, 90, 80, 255}), "clothes")
+	model := uploaded(t, a, u, picture(t, dir, "m.jpg", 250, 350, color.RGBA{200, 170, 150, 255}), "model")
 	res := a.Do(t, "POST", "/api/toolkit/jobs/submit", u.Session(), apptest.Multipart(t, apptest.Part{Name: "tool", Value: "packshot"}, apptest.Part{Name: "image", Value: garment}))
 	var job struct{ JobID string }
 	res.JSON(t, &job)
