@@ -181,27 +181,49 @@ func (c *cluster) start(name string, args ...string) *proc {
 	return p
 }
 
+// plain is this test binary built without the race detector: built once
+// per test binary, by the first test that asks (plainProgram), into a
+// folder TestMain removes when the tests end.
+var plain struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
 // plainProgram returns this test binary built without the race detector
 // (itself when it runs without), for processes whose work is mostly
 // pixels: under the detector a worker spends some 2 CPU seconds on each
 // 1k frame (the finish and the verdict), which would make TestScale's 60
-// develops cost minutes of CPU measuring nothing it checks. TestDrain,
-// TestSeveralInstances and TestRolesAsProcesses still run their processes
-// under the detector. The build reuses the packages TestReadmeTour's
-// `go build` compiles; it costs this package's compile and a link.
+// develops cost minutes of CPU measuring nothing it checks; and the
+// README tour's service, which develops a 2k packshot and a look.
+// TestDrain, TestSeveralInstances and TestRolesAsProcesses still run their
+// processes under the detector. The build (this package's compile and a
+// link, some 10 CPU s with a warm cache) is made once and shared by
+// TestScale and TestReadmeTour.
 func plainProgram(t *testing.T) string {
 	t.Helper()
 	if !raceEnabled {
 		return os.Args[0]
 	}
-	bin := filepath.Join(t.TempDir(), "studio-plain.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go test -c: %v\n%s", err, out)
+	plain.once.Do(func() {
+		if plain.dir, plain.err = os.MkdirTemp("", "studio-plain-"); plain.err != nil {
+			return
+		}
+		bin := filepath.Join(plain.dir, "studio-plain.test")
+		build := exec.Command("go", "test", "-c", "-o", bin, ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			plain.err = fmt.Errorf("go test -c: %v\n%s", err, out)
+			return
+		}
+		plain.bin = bin
+		t.Logf("built %s without the race detector: %.1f CPU s", filepath.Base(bin),
+			(build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Seconds())
+	})
+	if plain.err != nil {
+		t.Fatal(plain.err)
 	}
-	t.Logf("built %s without the race detector: %.1f CPU s", filepath.Base(bin),
-		(build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Seconds())
-	return bin
+	return plain.bin
 }
 
 // cpu reports the CPU time each process used so far (user and system;

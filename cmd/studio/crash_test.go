@@ -13,6 +13,7 @@ import (
 	"net/http/cookiejar"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -21,13 +22,18 @@ import (
 )
 
 // The test binary doubles as the studio program, so a test can run it as a
-// child process and kill it.
+// child process and kill it: with STUDIO_AS_PROGRAM=1, or when it is run
+// by the name studio (TestReadmeTour puts it on the tour's PATH so).
 func TestMain(m *testing.M) {
-	if os.Getenv("STUDIO_AS_PROGRAM") == "1" {
+	if os.Getenv("STUDIO_AS_PROGRAM") == "1" || filepath.Base(os.Args[0]) == "studio" {
 		coreOptions = childOptions()
 		os.Exit(program())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if plain.dir != "" {
+		_ = os.RemoveAll(plain.dir)
+	}
+	os.Exit(code)
 }
 
 // startChild runs the program on dir and addr (SQLite, a one-second job

@@ -18,9 +18,10 @@ import (
 )
 
 // tourSetup is the README tour's first block: build the binary, put it on
-// PATH, start the service. The harness does exactly that (the service in
-// the background, on a free port, with a fresh data folder); a change to
-// the block fails here until the harness follows it.
+// PATH, start the service. The harness does the same (the program built
+// once for this package's tests as bin/studio, the service in the
+// background, on a free port, with a fresh data folder); a change to the
+// block fails here until the harness follows it.
 var tourSetup = []string{
 	"go build -o bin/studio ./cmd/studio",
 	`export PATH="$PWD/bin:$PATH"`,
@@ -43,7 +44,7 @@ func TestReadmeTour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	for _, tool := range []string{"bash", "curl", "jq", "go"} {
+	for _, tool := range []string{"bash", "curl", "jq", "go"} { // go builds the program (plainProgram)
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the tour needs %s (make test installs it): %v", tool, err)
 		}
@@ -61,13 +62,20 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatalf("the tour must set %s once", tourBase)
 	}
 
-	// Build as the tour does, into a temporary bin folder.
+	// The tour's bin/studio, in a temporary bin folder: this package's
+	// program without the race detector (the tour develops a 2k packshot
+	// and a look), the build TestScale runs too (plainProgram), named
+	// studio so that it runs as the program (TestMain). It is the
+	// command's main package with this package's tests beside it, which
+	// only add TestMain's switch; the tour's own `go build` line is the
+	// one scripts/test.sh builds (with -race) before the tests.
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "studio"), "./cmd/studio")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(plainProgram(t), filepath.Join(bin, "studio")); err != nil {
+		t.Fatal(err)
 	}
 	work := filepath.Join(dir, "work") // the reader's shell: the repository's docs, and room for the files the tour writes
 	if err := os.MkdirAll(work, 0o755); err != nil {
