@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"studio/internal/apptest"
 	"studio/internal/sqlstore"
 )
 
@@ -34,6 +35,19 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(plain.dir)
 	}
 	os.Exit(code)
+}
+
+// migratedData returns a new data folder holding a copy of a SQLite
+// database migrated once per test binary (apptest's template, as the test
+// apps use): migrating a fresh file costs some 4 CPU s under the race
+// detector, in the process that opens it. The program still runs its
+// migrations on open and finds none left to apply. The migrations of an
+// empty folder are still run by TestMigrate, TestServeAndDrain and
+// TestReadmeTour's service (and on an empty PostgreSQL schema by the
+// cluster tests and TestSeveralInstances).
+func migratedData(t *testing.T) string {
+	t.Helper()
+	return apptest.SQLite(t).DataDir
 }
 
 // startChild runs the program on dir and addr (SQLite, a one-second job
@@ -77,7 +91,7 @@ func TestWorkerKilledRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := migratedData(t), freeAddr(t)
 	logs := &lockedWriter{w: new(bytes.Buffer)}
 	first := startChild(t, dir, addr, logs)
 	base := "http://" + addr

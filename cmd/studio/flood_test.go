@@ -30,7 +30,7 @@ func TestStalledClientFlood(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process and 2,000 connections")
 	}
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := migratedData(t), freeAddr(t)
 	logs := &lockedWriter{w: new(bytes.Buffer)}
 	cmd := exec.Command("/bin/sh", "-c", `ulimit -n 1024 && exec "$0" serve`, os.Args[0])
 	cmd.Env = append(os.Environ(), "STUDIO_AS_PROGRAM=1", "STUDIO_DATA_DIR="+dir, "STUDIO_ADDR="+addr,

@@ -52,6 +52,9 @@ func laneKills(t *testing.T, dbURL string) {
 	}))
 	t.Cleanup(func() { close(stop); hang.Close() })
 	dir, addr := t.TempDir(), freeAddr(t)
+	if dbURL == "" {
+		dir = migratedData(t)
+	}
 	logs := &lockedWriter{w: new(bytes.Buffer)}
 	env := []string{"DATABASE_URL=" + dbURL, "AI_BASE_URL=" + hang.URL, "AI_API_KEY=k", "AI_MODEL=m"}
 	start := func() *exec.Cmd { return startChild(t, dir, addr, logs, env...) }

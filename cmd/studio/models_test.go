@@ -20,7 +20,7 @@ import (
 // defaults: a folder's faces are loaded, a key imported again is updated
 // in place, and a manifest with one bad face writes nothing.
 func TestModelsImport(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "data")
+	data := migratedData(t)
 	getenv := func(k string) string {
 		if k == "STUDIO_DATA_DIR" {
 			return data

@@ -70,7 +70,7 @@ func TestRolesAsProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	dir := t.TempDir()
+	dir := migratedData(t)
 	serveLog, said := &lockedWriter{w: new(bytes.Buffer)}, &lockedWriter{w: new(bytes.Buffer)}
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
