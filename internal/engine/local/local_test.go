@@ -2,16 +2,19 @@ package local_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"image"
 	"image/color"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"studio/internal/engine"
@@ -34,7 +37,7 @@ func dump(t *testing.T, name string, res engine.Result) {
 
 func run(t *testing.T, r engine.Request) (engine.Result, image.Image) {
 	t.Helper()
-	res, err := local.New().Run(context.Background(), r)
+	res, err := rendered(r)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", r.Tool, err)
 	}
@@ -51,6 +54,50 @@ func run(t *testing.T, r engine.Request) (engine.Result, image.Image) {
 	}
 	dump(t, t.Name(), res)
 	return res, img
+}
+
+// renders are the results run has had from the engine in this test
+// binary, by request (renderKey): where two tests ask the same request
+// (TestShapesAndTiers asks some tool tests' shaped requests), the engine
+// renders it once and both tests check the same bytes. Every request
+// is still rendered, under the race detector, by the first test that asks
+// it; that a render gives the same bytes again is TestDeterministic's.
+var renders sync.Map // string -> engine.Result
+
+// renderKey is everything a local render reads of r: the tool, tier,
+// shape, params, and each input's role and bytes (rendered leaves a
+// request with a prompt, references or a record to the engine each time).
+func renderKey(r engine.Request) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", r.Tool, r.Tier)
+	if r.Shape != nil {
+		fmt.Fprintf(h, "%dx%d", r.Shape.Width, r.Shape.Height)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
+		fmt.Fprintf(h, "%q=%q\x00", k, r.Params[k])
+	}
+	for _, in := range r.Inputs {
+		fmt.Fprintf(h, "%q %d\x00", in.Role, len(in.Data))
+		h.Write(in.Data)
+	}
+	return string(h.Sum(nil))
+}
+
+// rendered is the local engine's result for r, rendered once per test
+// binary; a failed render is never kept.
+func rendered(r engine.Request) (engine.Result, error) {
+	if r.Prompt != "" || r.Record != nil || len(r.References) > 0 {
+		return local.New().Run(context.Background(), r)
+	}
+	k := renderKey(r)
+	if res, ok := renders.Load(k); ok {
+		return res.(engine.Result), nil
+	}
+	res, err := local.New().Run(context.Background(), r)
+	if err == nil {
+		renders.Store(k, res)
+	}
+	return res, err
 }
 
 func in(role string, data []byte) engine.Input { return engine.Input{Role: role, Data: data} }
@@ -93,11 +140,16 @@ func TestShapesAndTiers(t *testing.T) {
 	garment := encPNG(t, garmentImage(150))
 	scene := encJPEG(t, sceneImage(250, 200))
 	mask := encPNG(t, maskImage(320, 240, image.Rect(20, 20, 45, 45)))
+	// Three tools' shaped frames are their own tests' shaped requests
+	// (TestReframe's "shape wins over aspect", TestPackshot's "shape",
+	// TestRemoveBackground's wide canvas): run renders each once per binary.
+	product400, product450 := encJPEG(t, productImage(400, 300)), encJPEG(t, productImage(450, 350))
+	shaped := map[string]*engine.Shape{"packshot": {Width: 1600, Height: 2000}, "remove-background": {Width: 1920, Height: 1080}}
 	reqs := map[string]engine.Request{
 		"upscale":           {Inputs: []engine.Input{in("image", product)}},
-		"reframe":           {Inputs: []engine.Input{in("image", product)}, Params: map[string]string{"aspect": "4:5"}},
-		"packshot":          {Inputs: []engine.Input{in("image", product)}},
-		"remove-background": {Inputs: []engine.Input{in("image", product)}},
+		"reframe":           {Inputs: []engine.Input{in("image", product400)}, Params: map[string]string{"aspect": "1:1"}},
+		"packshot":          {Inputs: []engine.Input{in("image", product450)}},
+		"remove-background": {Inputs: []engine.Input{in("image", product400)}},
 		"camera-lens":       {Inputs: []engine.Input{in("image", model)}, Params: map[string]string{"lens": "85mm"}},
 		"harmonize":         {Inputs: []engine.Input{in("image", model), in("background", scene)}},
 		"iron":              {Inputs: []engine.Input{in("image", garment)}},
@@ -126,6 +178,9 @@ func TestShapesAndTiers(t *testing.T) {
 	for _, tool := range local.New().Tools() {
 		for _, f := range frames {
 			tier, shape := f.tier, f.shape
+			if s := shaped[tool]; s != nil && shape != nil && *shape == (engine.Shape{Width: 1080, Height: 1920}) {
+				shape = s
+			}
 			name := fmt.Sprintf("%s/%s/%v", tool, tier, shapeName(shape))
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
