@@ -3,12 +3,14 @@
 #
 #  1. install what the machine lacks: Debian postgresql, chromium, make, curl, jq; versitygw and
 #     staticcheck into .cache/bin (go install, once); @redocly/cli into npx's cache
-#  2. start staticcheck ./... beside everything that follows (its default checks: any finding fails
-#     the run, at the end); check that start_s3 survives losing its port (scripts/lib_test.sh), then
-#     start a throwaway PostgreSQL and a versitygw S3 server on free loopback ports (each retries on
-#     a later port); build the studio binary with -race (the tests then take every package it
-#     compiled from the cache), and the render program without it (internal/apptest/renderproc:
-#     the test apps' local renders run there, at the engine's own speed; see docs/testing.md)
+#  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
+#     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port);
+#     compile every package with -race (the tests then take them from the cache), build the studio
+#     binary for the MCP check and the render program without it (internal/apptest/renderproc: the
+#     test apps' local renders run there, at the engine's own speed; see docs/testing.md); modernc's
+#     SQLite is compiled without the race detector's instrumentation (docs/testing.md); then start
+#     staticcheck ./... beside everything that follows (its default checks: any finding fails the
+#     run, at the end)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
 #     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set; a line as each group of packages starts and ends,
 #     and one as each package's tests end, with their time (scripts/test-exec.sh). Beside them, the
@@ -136,10 +138,6 @@ phase_end
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach $WORK/pg
-# Started first, so a finding shows within a few minutes; it runs beside the services, the build
-# and the tests (it compiles nothing: it reads the sources), and the run fails on it at the end.
-side_begin staticcheck "$ROOT/.cache/bin/staticcheck" ./...
-
 phase_begin services
 bash scripts/lib_test.sh >&2 # start_s3 survives losing its port (a lost race failed CI once)
 start_pg "$WORK/pg"
@@ -156,14 +154,24 @@ phase_end
 # modernc the one way and share it from the cache.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-gcflags=modernc.org/...=-race=false"
 
-# The binary the MCP check runs, built before the tests so that they take every package it
-# compiled from the cache (built beside them, each would compile the same packages twice).
 phase_begin build
-go build -race -o "$WORK/studio" ./cmd/studio
+# Every package compiled with -race, as the tests will want them, and nothing linked: the tests then
+# take them from the cache (compiled beside each other, go test's processes would compile the same
+# packages twice on a cold cache).
+go build -race ./...
+# The binary the MCP check runs, without -race: that check is of the protocol, against the official
+# TypeScript clients (the Go tests run the MCP server under -race: internal/mcp, internal/httpapi),
+# and the race detector slowed its develops (a look, a lookbook, variations): 206 -> 92 CPU s.
+go build -o "$WORK/studio" ./cmd/studio
 # The test apps' local renders run in this program, built without -race (the race detector slows
 # the engines' pixel loops about twentyfold); the engines' own tests still render under it.
 go build -o "$WORK/renderproc" ./internal/apptest/renderproc
 phase_end
+
+# After the build, so that on a cold cache it takes the packages the studio build compiled
+# (staticcheck asks go list for their export data, with the same GOFLAGS); it runs beside the
+# tests, and the run fails on a finding at the end.
+side_begin staticcheck "$ROOT/.cache/bin/staticcheck" ./...
 
 mkdir -p .cache
 rm -f "$TIMINGS"
