@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -26,23 +27,23 @@ var modelsWalk = walkArea{
 			return request{"/api/toolkit/models/own", map[string]any{"name": "Ines", "assetIds": []string{assetID(t, a, u)}}}
 		},
 		"GET /api/toolkit/models/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID, nil}
+			return request{"/api/toolkit/models/" + walkModel(t, a, u), nil}
 		},
 		"PATCH /api/toolkit/models/{id}": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID,
+			return request{"/api/toolkit/models/" + walkModel(t, a, u),
 				map[string]any{"traits": map[string]any{"height": "178 cm"}}}
 		},
 		// An own model: the owner's click is 400 ALREADY_YOURS (admitted), another house's the one 404.
 		"POST /api/toolkit/models/{id}/checkout": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/checkout", nil}
+			return request{"/api/toolkit/models/" + walkModel(t, a, u) + "/checkout", nil}
 		},
 		"GET /api/toolkit/explore": static("/api/toolkit/explore", nil),
 		// An own model: a member's take is 400 ALREADY_YOURS (admitted), another house's the one 404.
 		"POST /api/toolkit/explore/{kind}/{id}/take": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/explore/model/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/take", nil}
+			return request{"/api/toolkit/explore/model/" + walkModel(t, a, u) + "/take", nil}
 		},
 		"GET /api/toolkit/models/{id}/image": func(t *testing.T, a *apptest.App, u *apptest.User) request {
-			return request{"/api/toolkit/models/" + ownModel(t, a, u.Session(), assetID(t, a, u)).ID + "/image?n=1", nil}
+			return request{"/api/toolkit/models/" + walkModel(t, a, u) + "/image?n=1", nil}
 		},
 	},
 	minRole: map[string]auth.Role{
@@ -52,9 +53,28 @@ var modelsWalk = walkArea{
 		"POST /api/toolkit/explore/{kind}/{id}/take": auth.Member, // a free face; a priced take is an owner's (money_explore_test.go)
 	},
 	// An own model is read, patched to the same traits, and refused as
-	// already the house's (checkout, take): one model serves every credential.
+	// already the house's (checkout, take): one model (walkModel) serves
+	// every credential and all five routes.
 	reusable: []string{"GET /api/toolkit/models/{id}", "PATCH /api/toolkit/models/{id}", "POST /api/toolkit/models/{id}/checkout",
 		"POST /api/toolkit/explore/{kind}/{id}/take", "GET /api/toolkit/models/{id}/image"},
+}
+
+// walkModels keeps the own model the walks' model samples name, one per
+// user (a user's id is unique in the test binary, so it names one app):
+// those routes read it, patch it to the same traits or are refused it as
+// already the house's, and making one (a collage) costs about a CPU second
+// under the race detector.
+var walkModels sync.Map // user id -> model id
+
+// walkModel is u's own model for the walks' samples, made on first use.
+func walkModel(t *testing.T, a *apptest.App, u *apptest.User) string {
+	t.Helper()
+	if id, ok := walkModels.Load(u.ID); ok {
+		return id.(string)
+	}
+	id := ownModel(t, a, u.Session(), assetID(t, a, u)).ID
+	walkModels.Store(u.ID, id)
+	return id
 }
 
 // wireModel is the Model wire shape as tests read it.
