@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-shards.sh WORK N LOG: scripts/test.sh's tests phase with internal/httpapi in N shards.
 # Runs, all at once: `go test -race` of every package but internal/httpapi, and N processes of
-# internal/httpapi's tests, each a -run list of them dealt by weight, which write the error
+# internal/httpapi's test binary (compiled once, `go test -race -c`), each running a -run list of
+# its tests dealt by weight, which write the error
 # codes they saw into WORK/seen. Then one more internal/httpapi run with -run '^$' pools those
 # files and checks that every documented code was answered, and writes the OpenAPI document (which
 # is written even when a test failed, for the lint phase).
@@ -57,8 +58,19 @@ for q in "${all[@]}"; do
 done
 part "go test of the ${#rest[@]} packages but $pkg, ${TEST_PARALLEL:-4} at a time" "$work/test-rest.log" \
 	go test -race -count=1 -p "${TEST_PARALLEL:-4}" -timeout=45m "${exec_flag[@]}" "${rest[@]}"
-# -race: the listing builds the same test binary the shards then take from the cache.
-mapfile -t names < <(go test -race -list '^Test' ./internal/httpapi/ | grep '^Test')
+# The package's test binary, compiled and linked once, with -race: the listing, the shards and the
+# pooling run all run it (a `go test` of the package each would link it again, ~9 CPU s a link).
+# runbin ARGS... runs it as go test would: in the package's folder, under STUDIO_TEST_EXEC when set.
+bin=$work/httpapi.test
+pkgdir=$(go list -f '{{.Dir}}' ./internal/httpapi/)
+runbin() { (cd "$pkgdir" && "${exec_flag[@]:1}" "$bin" -test.paniconexit0 -test.timeout=45m -test.count=1 "$@"); }
+if ! go test -race -c -ldflags=-w -o "$bin" ./internal/httpapi/ >"$work/httpapi-build.log" 2>&1; then
+	echo "test-shards: go test -c of $pkg failed:" >&2
+	tee -a "$log" <"$work/httpapi-build.log" >&2
+	wait
+	exit 1
+fi
+mapfile -t names < <(cd "$pkgdir" && "$bin" -test.list '^Test' | grep '^Test')
 if ((${#names[@]} == 0)); then
 	echo "test-shards: no tests listed in $pkg" >&2
 	wait
@@ -91,7 +103,7 @@ for ((i = 0; i < shards; i++)); do
 	((${#list[@]})) || continue
 	run="^($(IFS='|'; echo "${list[*]}"))\$"
 	STUDIO_SEEN_DIR=$work/seen STUDIO_PART="httpapi shard $i" part "httpapi shard $i (${#list[@]} tests, ${loads[i]} s by their weights)" \
-		"$work/test-shard$i.log" go test -race -count=1 -timeout=45m "${exec_flag[@]}" -run "$run" ./internal/httpapi/
+		"$work/test-shard$i.log" runbin -test.run "$run"
 done
 
 rc=0
@@ -105,11 +117,11 @@ done
 if ((rc == 0)); then
 	log "httpapi: pooling the error codes the shards saw"
 	OPENAPI_OUT=$openapi STUDIO_SEEN_CHECK=$work/seen STUDIO_PART="httpapi pool" \
-		go test -race -count=1 "${exec_flag[@]}" -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
+		runbin -test.run '^$' 2>&1 | tee -a "$log"
 	((PIPESTATUS[0] == 0)) || rc=1
 elif [[ -n $openapi ]]; then
 	log "httpapi: a test failed; writing the OpenAPI document without pooling the error codes"
 	OPENAPI_OUT=$openapi STUDIO_PART="httpapi document" \
-		go test -race -count=1 "${exec_flag[@]}" -run '^$' ./internal/httpapi/ 2>&1 | tee -a "$log"
+		runbin -test.run '^$' 2>&1 | tee -a "$log"
 fi
 exit "$rc"
