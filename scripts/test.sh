@@ -5,16 +5,16 @@
 #     staticcheck into .cache/bin (go install, once); @redocly/cli into npx's cache
 #  2. check that start_s3 survives losing its port (scripts/lib_test.sh), then start a throwaway
 #     PostgreSQL and a versitygw S3 server on free loopback ports (each retries on a later port);
-#     compile every package with -race (the tests then take them from the cache), build the studio
-#     binary for the MCP check and the render program without it (internal/apptest/renderproc: the
-#     test apps' local renders run there, at the engine's own speed; see docs/testing.md); modernc's
+#     compile every package with -race (the tests then take them from the cache), build the render
+#     program without it (internal/apptest/renderproc: the test apps' local renders run there, at
+#     the engine's own speed; see docs/testing.md); modernc's
 #     SQLite is compiled without the race detector's instrumentation (docs/testing.md); then start
 #     staticcheck ./... beside everything that follows (its default checks: any finding fails the
 #     run, at the end)
 #  3. go test -race -count=1 ./... with TEST_DATABASE_URL, TEST_S3_URL, AWS_ACCESS_KEY_ID,
 #     AWS_SECRET_ACCESS_KEY and OPENAPI_OUT set; a line as each group of packages starts and ends,
 #     and one as each package's tests end, with their time (scripts/test-exec.sh). Beside them, the
-#     MCP Inspector's CLI against the built binary (scripts/mcp-inspector.sh). staticcheck and the
+#     MCP Inspector's CLI against a studio binary it builds without -race (scripts/mcp-inspector.sh). staticcheck and the
 #     MCP check are mostly waits and single-threaded work, which the tests leave room for on two
 #     cores; each prints its output whole, in one block, as it ends, and the tests' end waits for both
 #  4. lint the OpenAPI document the tests wrote to $OPENAPI_OUT with Redocly
@@ -159,16 +159,12 @@ phase_begin build
 # take them from the cache (compiled beside each other, go test's processes would compile the same
 # packages twice on a cold cache).
 go build -race ./...
-# The binary the MCP check runs, without -race: that check is of the protocol, against the official
-# TypeScript clients (the Go tests run the MCP server under -race: internal/mcp, internal/httpapi),
-# and the race detector slowed its develops (a look, a lookbook, variations): 206 -> 92 CPU s.
-go build -o "$WORK/studio" ./cmd/studio
 # The test apps' local renders run in this program, built without -race (the race detector slows
 # the engines' pixel loops about twentyfold); the engines' own tests still render under it.
 go build -o "$WORK/renderproc" ./internal/apptest/renderproc
 phase_end
 
-# After the build, so that on a cold cache it takes the packages the studio build compiled
+# After the build, so that on a cold cache it takes the packages the build compiled
 # (staticcheck asks go list for their export data, with the same GOFLAGS); it runs beside the
 # tests, and the run fails on a finding at the end.
 side_begin staticcheck "$ROOT/.cache/bin/staticcheck" ./...
@@ -198,7 +194,11 @@ log "STUDIO_RENDER_EXEC=$STUDIO_RENDER_EXEC"
 
 phase_begin tests
 test_rc=0
-STUDIO_BIN=$WORK/studio side_begin mcp bash scripts/mcp-inspector.sh
+# The MCP check builds its binary itself, beside the tests, without -race: that check is of the
+# protocol, against the official TypeScript clients (the Go tests run the MCP server under -race:
+# internal/mcp, internal/httpapi), and the race detector slowed its develops (a look, a lookbook,
+# variations): 206 -> 92 CPU s.
+side_begin mcp bash scripts/mcp-inspector.sh
 # In its own process group, waited for in the background, so that a TERM or INT to this script
 # stops the tests at once (cleanup kills the group) instead of after they finish. The output is
 # also kept, for the per-package timings of the summary.
