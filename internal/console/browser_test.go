@@ -203,6 +203,33 @@ func (p *page) waitText(selector, want string) {
 		fmt.Sprintf("%s to say %q (it says %q)", selector, want, p.text(selector)))
 }
 
+// recordSaid keeps, in the tab's sessionStorage, every text the element at
+// selector shows from now on, so that a message the page shows just before
+// it reloads itself can still be read after the reload (the library says
+// "N of N uploaded" and reloads 400 ms later: on a loaded machine a poll of
+// the element missed that window). waitSaid reads it.
+func (p *page) recordSaid(selector string) {
+	p.t.Helper()
+	sel, _ := json.Marshal(selector)
+	p.b.Eval(p.t, `(() => {
+		const el = document.querySelector(`+string(sel)+`), key = "said " + `+string(sel)+`;
+		sessionStorage.removeItem(key);
+		new MutationObserver(() => sessionStorage.setItem(key, (sessionStorage.getItem(key) || "") + "\n" + el.textContent))
+			.observe(el, {childList: true, characterData: true, subtree: true});
+		return true;
+	})()`, nil)
+}
+
+// waitSaid waits until the element at selector says want, or said it since
+// recordSaid, before a reload of the page.
+func (p *page) waitSaid(selector, want string) {
+	p.t.Helper()
+	sel, _ := json.Marshal(selector)
+	w, _ := json.Marshal(want)
+	p.until(`(((document.querySelector(`+string(sel)+`) || {}).textContent || "") + (sessionStorage.getItem("said " + `+string(sel)+`) || "")).includes(`+string(w)+`)`,
+		30*time.Second, fmt.Sprintf("%s to say %q (it says %q)", selector, want, p.text(selector)))
+}
+
 // shot keeps a screenshot of the page, numbered in the story's order.
 func (p *page) shot(name string) {
 	p.t.Helper()
