@@ -14,8 +14,8 @@ set -uo pipefail
 work=$1 shards=$2 log=$3
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-exec_flag=()
-[[ -n ${STUDIO_TEST_EXEC:-} ]] && exec_flag=(-exec "$STUDIO_TEST_EXEC")
+exec_flag=() exec_cmd=()
+[[ -n ${STUDIO_TEST_EXEC:-} ]] && exec_flag=(-exec "$STUDIO_TEST_EXEC") exec_cmd=("$STUDIO_TEST_EXEC")
 pkg=studio/internal/httpapi
 openapi=${OPENAPI_OUT:-}
 unset OPENAPI_OUT # only the pooling run writes it
@@ -63,7 +63,7 @@ part "go test of the ${#rest[@]} packages but $pkg, ${TEST_PARALLEL:-4} at a tim
 # runbin ARGS... runs it as go test would: in the package's folder, under STUDIO_TEST_EXEC when set.
 bin=$work/httpapi.test
 pkgdir=$(go list -f '{{.Dir}}' ./internal/httpapi/)
-runbin() { (cd "$pkgdir" && "${exec_flag[@]:1}" "$bin" -test.paniconexit0 -test.timeout=45m -test.count=1 "$@"); }
+runbin() { (cd "$pkgdir" && "${exec_cmd[@]}" "$bin" -test.paniconexit0 -test.timeout=45m -test.count=1 "$@"); }
 if ! go test -race -c -ldflags=-w -o "$bin" ./internal/httpapi/ >"$work/httpapi-build.log" 2>&1; then
 	echo "test-shards: go test -c of $pkg failed:" >&2
 	tee -a "$log" <"$work/httpapi-build.log" >&2

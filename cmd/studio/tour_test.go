@@ -67,8 +67,9 @@ func TestReadmeTour(t *testing.T) {
 	// and a look), the build TestScale runs too (plainProgram), named
 	// studio so that it runs as the program (TestMain). It is the
 	// command's main package with this package's tests beside it, which
-	// only add TestMain's switch; the tour's own `go build` line is the
-	// one scripts/test.sh builds (with -race) before the tests.
+	// only add TestMain's switch; the tour's own `go build` of
+	// ./cmd/studio is the one scripts/mcp-inspector.sh makes in every
+	// make test.
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {

@@ -286,34 +286,29 @@ func TestSocketReplay(t *testing.T) {
 }
 
 // productJPEG is a garment photographed on a plain light background: a
-// coloured body with sleeves, centred, with some shading. The picture of a
-// size is drawn and encoded once per test binary (it cost seconds of the
-// role matrix under -race); each caller gets its own copy.
+// coloured body with sleeves, centred, with some shading. Drawn once per
+// test binary (drawn: it cost seconds of the role matrix under -race).
 func productJPEG(t testing.TB, w, h int) []byte {
 	t.Helper()
-	if b, ok := productJPEGs.Load([2]int{w, h}); ok {
-		return bytes.Clone(b.([]byte))
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			c := color.RGBA{0xf2, 0xf1, 0xee, 0xff}
-			cx, cy := x-w/2, y-h/2
-			body := cx > -w/5 && cx < w/5 && cy > -h/3 && cy < h/3
-			sleeves := cy > -h/3 && cy < -h/8 && cx > -w/3 && cx < w/3
-			if body || sleeves {
-				shade := uint8(40 + (y*60)/h)
-				c = color.RGBA{0x20 + shade, 0x30, 0x80 + shade/2, 0xff}
+	return drawn("productJPEG", w, h, func() []byte {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				c := color.RGBA{0xf2, 0xf1, 0xee, 0xff}
+				cx, cy := x-w/2, y-h/2
+				body := cx > -w/5 && cx < w/5 && cy > -h/3 && cy < h/3
+				sleeves := cy > -h/3 && cy < -h/8 && cx > -w/3 && cx < w/3
+				if body || sleeves {
+					shade := uint8(40 + (y*60)/h)
+					c = color.RGBA{0x20 + shade, 0x30, 0x80 + shade/2, 0xff}
+				}
+				img.Set(x, y, c)
 			}
-			img.Set(x, y, c)
 		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	productJPEGs.Store([2]int{w, h}, bytes.Clone(b.Bytes()))
-	return b.Bytes()
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	})
 }
-
-var productJPEGs sync.Map // [2]int{w, h} -> []byte
